@@ -1,0 +1,28 @@
+"""pullback: source-to-source reverse-mode automatic differentiation for Python.
+
+`pullback.grad(f)` reads the source of `f`, normalises it to A-normal form,
+applies reverse-mode rules that build one pullback closure per function
+(Pearlmutter and Siskind's backpropagators), and runs the generated Python.
+`pullback.source(f)` shows that code.
+"""
+
+from . import templates  # noqa: F401  (registers the derivative rules)
+from . import testing  # noqa: F401
+from .api import differentiable, grad, source, value_and_grad, vjp
+from .cotangents import ZERO
+from .errors import TransformError
+from .rules import adjoint, d, nondifferentiable
+
+__all__ = [
+    "TransformError",
+    "ZERO",
+    "adjoint",
+    "d",
+    "differentiable",
+    "grad",
+    "nondifferentiable",
+    "source",
+    "testing",
+    "value_and_grad",
+    "vjp",
+]

@@ -1,0 +1,678 @@
+"""Stage 2: A-normal form.
+
+`to_anf(tree, origin)` rewrites a parsed function so that every intermediate
+value has a name and every statement does one thing. Later passes assume the
+forms listed here and nothing more; `check_anf` verifies them.
+
+Atoms (A)::
+
+    A ::= Name | Constant | R
+    R ::= a dotted reference rooted at a global or free name (np.pi)
+
+Statements, in a function body or an `if` branch::
+
+    x = A                       copy
+    x = A op A                  BinOp
+    x = op A                    UnaryOp (-, +, not, ~)
+    x = A cmp A                 Compare with a single operator
+    x = F(A, ..., k=A, ...)     Call; F is R, a local Name, or A.method
+    x = A.attr                  Attribute of a local value
+    x = A[I]                    Subscript; I ::= A | A?:A?:A? | (I, ...)
+    x = (A, ...) | [A, ...] | {A: A, ...} | {A, ...}
+    x = f"...{A}..."            JoinedStr
+    x, y, ... = A               unpacking into names
+    F(A, ..., k=A, ...)         a call whose value is dropped
+    if A: S* else: S*           test is an atom
+    assert A[, A]
+    raise A
+    return A                    exactly one, the last statement of the body
+
+Single assignment: on any execution path every local name is assigned once.
+The first binding of a user variable keeps its name, later ones get versions
+(`x`, `x_1`, ...); a variable assigned in an `if` branch has one name after
+the `if` (both branches assign it, or copy the earlier version). `x += e`,
+`a = b = e`, `a, (b, c) = e`, `x: T = e`, `x := e`, chained comparisons,
+`and`/`or`, conditional expressions and early returns are desugared into
+these forms.
+"""
+
+import dataclasses
+
+from . import nodes
+from .errors import TransformError, unsupported
+from .naming import Namer
+
+_UNSUPPORTED_STATEMENTS = {
+    "For": "a for loop",
+    "AsyncFor": "an async for loop",
+    "While": "a while loop",
+    "With": "a with statement",
+    "AsyncWith": "an async with statement",
+    "Try": "a try statement",
+    "TryStar": "a try statement",
+    "FunctionDef": "a nested function definition",
+    "AsyncFunctionDef": "an async function",
+    "ClassDef": "a class definition",
+    "Global": "a global statement",
+    "Nonlocal": "a nonlocal statement",
+    "Delete": "a del statement",
+    "Import": "an import statement",
+    "ImportFrom": "an import statement",
+    "Match": "a match statement",
+}
+_UNSUPPORTED_EXPRESSIONS = {
+    "Lambda": "a lambda expression",
+    "ListComp": "a list comprehension",
+    "SetComp": "a set comprehension",
+    "DictComp": "a dict comprehension",
+    "GeneratorExp": "a generator expression",
+    "Yield": "yield",
+    "YieldFrom": "yield from",
+    "Await": "await",
+}
+RETURN = "<return>"
+
+
+def to_anf(tree, origin):
+    """Rewrite FunctionDef `tree` into A-normal form (see the module docstring).
+
+    Args:
+      tree: a gast FunctionDef from `parse.parse_function`.
+      origin: its `parse.Origin`, for error messages.
+
+    Returns:
+      A new FunctionDef in A-normal form.
+
+    Raises:
+      TransformError: naming the file:line of a construct ANF cannot express.
+    """
+    tree = nodes.clone(tree)
+    body = _with_final_return(_lift_returns(tree.body))
+    normalizer = _Normalizer(Namer.for_tree(tree), origin, _parameters(tree.args))
+    tree.body = normalizer.block(body)
+    result = normalizer.scope.versions[RETURN]
+    if isinstance(result, str):
+        result = nodes.name(result)
+    tree.body.append(nodes.return_(result, nodes.lineno_of(body[-1])))
+    return tree
+
+
+def _parameters(args):
+    params = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+    return [p.id for p in params if p is not None]
+
+
+# -- early returns -------------------------------------------------------------
+
+
+def _lift_returns(body):
+    """Move the statements after an `if` that may return into its branches."""
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, nodes.If) and _may_return(stmt):
+            rest = body[i + 1 :]
+            stmt.body = _lift_returns(_extend_unless_returns(stmt.body, rest))
+            stmt.orelse = _lift_returns(_extend_unless_returns(stmt.orelse, rest))
+            return body[:i] + [stmt]
+        if isinstance(stmt, nodes.Return):
+            return body[: i + 1]
+    return body
+
+
+def _extend_unless_returns(branch, rest):
+    return branch if branch and isinstance(branch[-1], nodes.Return) else branch + nodes.clone(rest)
+
+
+def _may_return(stmt):
+    return any(isinstance(n, nodes.Return) for n in nodes.walk(stmt))
+
+
+def _with_final_return(body):
+    """Make every path through `body` end in a `return`."""
+    last = body[-1] if body else None
+    if isinstance(last, nodes.Return):
+        return body
+    if isinstance(last, nodes.If) and _may_return(last):
+        last.body = _with_final_return(last.body)
+        last.orelse = _with_final_return(last.orelse)
+        return body
+    lineno = nodes.lineno_of(last) if last is not None else None
+    return body + [nodes.return_(nodes.constant(None), lineno)]
+
+
+# -- normalisation -------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class _Scope:
+    """The current name of every local variable on the path being normalised."""
+
+    versions: dict
+
+    def copy(self):
+        return _Scope(dict(self.versions))
+
+
+class _Normalizer:
+    def __init__(self, namer, origin, params):
+        self.namer = namer
+        self.origin = origin
+        self.scope = _Scope({p: p for p in params})
+        self.bound = set(params)
+        self.out = []
+        self.lineno = None
+        self.depth = 0
+        self.returned = None
+
+    # statements
+
+    def block(self, statements):
+        saved, self.out = self.out, []
+        for stmt in statements:
+            self.lineno = nodes.lineno_of(stmt)
+            self.statement(stmt)
+        result, self.out = self.out, saved
+        return result
+
+    def statement(self, stmt):
+        kind = type(stmt).__name__
+        if kind in _UNSUPPORTED_STATEMENTS:
+            raise unsupported(_UNSUPPORTED_STATEMENTS[kind], stmt, self.origin, "not yet")
+        handler = getattr(self, "stmt_" + kind, None)
+        if handler is None:
+            raise unsupported(f"the statement {kind}", stmt, self.origin)
+        handler(stmt)
+
+    def stmt_Assign(self, stmt):
+        targets = stmt.targets
+        if len(targets) == 1:
+            self.bind_target(targets[0], stmt.value)
+            return
+        value = self.atom(stmt.value)
+        for target in targets:
+            self.bind_target(target, value)
+
+    def stmt_AnnAssign(self, stmt):
+        if stmt.value is not None:
+            self.bind_target(stmt.target, stmt.value)
+
+    def stmt_AugAssign(self, stmt):
+        target = stmt.target
+        if not isinstance(target, nodes.Name):
+            raise unsupported("augmented assignment to an item or attribute", stmt, self.origin,
+                              "mutation is not yet supported")
+        value = nodes.binop(nodes.name(target.id), stmt.op, stmt.value)
+        self.bind_target(nodes.store(target.id), value)
+
+    def stmt_Expr(self, stmt):
+        value = stmt.value
+        if isinstance(value, (nodes.Constant, nodes.Name)):
+            return
+        if isinstance(value, nodes.Call):
+            self.emit(nodes.expr(self.flatten(value)))
+        else:
+            self.atom(value)
+
+    def stmt_Return(self, stmt):
+        value = stmt.value if stmt.value is not None else nodes.constant(None)
+        if self.depth == 0 and _is_atom_or_reference(value):
+            self.scope.versions[RETURN] = self.atom(value)
+            return
+        if self.returned is None:
+            self.returned = self.namer.fresh("out")
+        self.bind_value(self.returned, value)
+        self.scope.versions[RETURN] = self.returned
+
+    def stmt_If(self, stmt):
+        test = self.atom(stmt.test)
+        lineno = self.lineno
+        before = self.scope
+        self.depth += 1
+        self.scope = before.copy()
+        body = self.block(stmt.body)
+        after_body = self.scope
+        self.scope = before.copy()
+        orelse = self.block(stmt.orelse)
+        after_else = self.scope
+        self.depth -= 1
+        self.scope = _join(before, after_body, body, after_else, orelse, self)
+        self.lineno = lineno
+        self.emit(nodes.if_(test, body, orelse))
+
+    def stmt_Assert(self, stmt):
+        msg = self.atom(stmt.msg) if stmt.msg is not None else None
+        self.emit(nodes.located(nodes.Assert(test=self.atom(stmt.test), msg=msg), self.lineno))
+
+    def stmt_Raise(self, stmt):
+        exc = self.atom(stmt.exc) if stmt.exc is not None else None
+        self.emit(nodes.located(nodes.Raise(exc=exc, cause=None), self.lineno))
+
+    def stmt_Pass(self, stmt):
+        pass
+
+    # binding
+
+    def bind_target(self, target, value):
+        if isinstance(target, nodes.Name):
+            name = self.new_name(target.id)
+            self.bind_value(name, value)
+            self.scope.versions[target.id] = name
+        elif isinstance(target, (nodes.Tuple, nodes.List)) and _same_arity(target, value):
+            atoms = [self.atom(v) for v in value.elts]
+            for elt, atom in zip(target.elts, atoms):
+                self.bind_target(elt, atom)
+        elif isinstance(target, (nodes.Tuple, nodes.List)):
+            self.bind_unpacking(target, self.atom(value))
+        else:
+            raise unsupported("assignment to an item or attribute", target, self.origin,
+                              "mutation is not yet supported")
+
+    def bind_unpacking(self, target, value):
+        if any(isinstance(t, nodes.Starred) for t in target.elts):
+            raise unsupported("starred unpacking", target, self.origin, "not yet")
+        stores, nested = [], []
+        for elt in target.elts:
+            if isinstance(elt, nodes.Name):
+                stores.append(self.define(elt.id))
+            else:
+                temp = self.namer.fresh("items")
+                stores.append(temp)
+                nested.append((elt, nodes.name(temp)))
+        targets = nodes.tuple_([nodes.store(s) for s in stores], nodes.Store())
+        self.emit(nodes.assign(targets, value, self.lineno))
+        for elt, temp in nested:
+            self.bind_unpacking(elt, temp)
+
+    def bind_value(self, name, value):
+        """`name = value`, with `value` flattened to one operation."""
+        if _is_conditional(value):
+            self.conditional(value, name)
+            return
+        if self.is_atomic(value):
+            value = self.atom(value)
+        else:
+            value = self.flatten(value)
+        self.emit(nodes.assign(name, value, self.lineno))
+
+    def is_atomic(self, expr):
+        """Whether `atom(expr)` binds no temporary for `expr` itself."""
+        return (
+            isinstance(expr, (nodes.Name, nodes.Constant, nodes.NamedExpr))
+            or self.is_reference(expr)
+            or _folded_constant(expr) is not None
+        )
+
+    def new_name(self, var):
+        """A new single-assignment name for user variable `var` (not yet in scope)."""
+        name = var if var not in self.bound else self.namer.fresh(var)
+        self.bound.update((var, name))
+        return name
+
+    def define(self, var):
+        """A new single-assignment name for `var`, in scope from now on."""
+        name = self.new_name(var)
+        self.scope.versions[var] = name
+        return name
+
+    def emit(self, stmt):
+        nodes.located(stmt, self.lineno)
+        self.out.append(stmt)
+
+    # expressions
+
+    def atom(self, expr):
+        """An atom holding the value of `expr`, binding temporaries as needed."""
+        if isinstance(expr, nodes.Name):
+            return self.load(expr)
+        if isinstance(expr, nodes.Constant) or self.is_reference(expr):
+            return expr
+        folded = _folded_constant(expr)
+        if folded is not None:
+            return folded
+        if isinstance(expr, nodes.NamedExpr):
+            value = self.atom(expr.value)
+            self.emit(nodes.assign(self.define(expr.target.id), value, self.lineno))
+            return nodes.name(self.scope.versions[expr.target.id])
+        if _is_conditional(expr):
+            return self.conditional(expr)
+        flat = self.flatten(expr)
+        temp = self.namer.for_value(flat)
+        self.emit(nodes.assign(temp, flat, self.lineno))
+        return nodes.name(temp)
+
+    def load(self, name):
+        return nodes.name(self.scope.versions.get(name.id, name.id))
+
+    def is_reference(self, expr):
+        path = nodes.dotted_path(expr)
+        return path is not None and path.split(".")[0] not in self.scope.versions
+
+    def flatten(self, expr):
+        """`expr` as one operation on atoms."""
+        kind = type(expr).__name__
+        if kind in _UNSUPPORTED_EXPRESSIONS:
+            raise unsupported(_UNSUPPORTED_EXPRESSIONS[kind], expr, self.origin, "not yet")
+        handler = getattr(self, "expr_" + kind, None)
+        if handler is None:
+            raise unsupported(f"the expression {kind}", expr, self.origin)
+        return handler(expr)
+
+    def expr_BinOp(self, expr):
+        return nodes.binop(self.atom(expr.left), expr.op, self.atom(expr.right))
+
+    def expr_UnaryOp(self, expr):
+        return nodes.UnaryOp(op=expr.op, operand=self.atom(expr.operand))
+
+    def expr_Compare(self, expr):
+        return nodes.Compare(left=self.atom(expr.left), ops=expr.ops,
+                             comparators=[self.atom(expr.comparators[0])])
+
+    def expr_Call(self, expr):
+        func = expr.func
+        if isinstance(func, nodes.Attribute) and not self.is_reference(func):
+            func = nodes.attribute(self.atom(func.value), func.attr)
+        elif not self.is_reference(func):
+            func = self.atom(func)
+        for arg in expr.args:
+            if isinstance(arg, nodes.Starred):
+                raise unsupported("a starred argument (*args)", expr, self.origin, "not yet")
+        for keyword in expr.keywords:
+            if keyword.arg is None:
+                raise unsupported("a **kwargs argument", expr, self.origin, "not yet")
+        args = [self.atom(a) for a in expr.args]
+        keywords = [nodes.kw(k.arg, self.atom(k.value)) for k in expr.keywords]
+        return nodes.call(func, args, keywords)
+
+    def expr_Attribute(self, expr):
+        return nodes.attribute(self.atom(expr.value), expr.attr)
+
+    def expr_Subscript(self, expr):
+        return nodes.Subscript(value=self.atom(expr.value), slice=self.index(expr.slice),
+                               ctx=nodes.Load())
+
+    def index(self, index):
+        if isinstance(index, nodes.Slice):
+            return nodes.Slice(*(self.atom(p) if p is not None else None
+                                 for p in (index.lower, index.upper, index.step)))
+        if isinstance(index, nodes.Tuple):
+            return nodes.tuple_([self.index(e) for e in index.elts])
+        return self.atom(index)
+
+    def expr_Tuple(self, expr):
+        return nodes.tuple_([self.atom(e) for e in self.no_starred(expr)])
+
+    def expr_List(self, expr):
+        return nodes.list_([self.atom(e) for e in self.no_starred(expr)])
+
+    def expr_Set(self, expr):
+        return nodes.Set(elts=[self.atom(e) for e in self.no_starred(expr)])
+
+    def expr_Dict(self, expr):
+        if any(k is None for k in expr.keys):
+            raise unsupported("dict unpacking (**)", expr, self.origin, "not yet")
+        return nodes.Dict(keys=[self.atom(k) for k in expr.keys],
+                          values=[self.atom(v) for v in expr.values])
+
+    def expr_JoinedStr(self, expr):
+        values = []
+        for value in expr.values:
+            if isinstance(value, nodes.FormattedValue):
+                value = nodes.FormattedValue(value=self.atom(value.value),
+                                             conversion=value.conversion,
+                                             format_spec=value.format_spec)
+            values.append(value)
+        return nodes.JoinedStr(values=values)
+
+    def no_starred(self, expr):
+        if any(isinstance(e, nodes.Starred) for e in expr.elts):
+            raise unsupported("a starred element", expr, self.origin, "not yet")
+        return expr.elts
+
+    # control flow inside expressions
+
+    def conditional(self, expr, result=None):
+        """`and`, `or`, `x if c else y` and chained comparisons, as `if` statements."""
+        if isinstance(expr, nodes.IfExp):
+            return self.choose(self.atom(expr.test), expr.body, expr.orelse, result)
+        if isinstance(expr, nodes.BoolOp):
+            first = self.atom(expr.values[0])
+            rest = expr.values[1:]
+            rest = rest[0] if len(rest) == 1 else nodes.BoolOp(op=expr.op, values=rest)
+            if isinstance(expr.op, nodes.And):
+                return self.choose(first, rest, first, result)
+            return self.choose(first, first, rest, result)
+        return self.chain(self.atom(expr.left), expr.ops, expr.comparators, result)
+
+    def chain(self, left, ops, comparators, result=None):
+        """`a < b < c`: `b` evaluated once, `c` only when `a < b`."""
+        right = self.atom(comparators[0])
+        first = nodes.Compare(left=left, ops=[ops[0]], comparators=[right])
+        if len(ops) == 1:
+            if result is None:
+                return self.atom(first)
+            self.emit(nodes.assign(result, first, self.lineno))
+            return nodes.name(result)
+        first = self.atom(first)
+        rest = _Deferred(lambda name: self.chain(right, ops[1:], comparators[1:], name))
+        return self.choose(first, rest, first, result)
+
+    def choose(self, test, then, orelse, result=None):
+        """A name bound to `then` when `test` is true, else to `orelse`."""
+        result = result or self.namer.fresh("choice")
+        body = self.branch(then, result)
+        alternative = self.branch(orelse, result)
+        self.emit(nodes.if_(test, body, alternative))
+        return nodes.name(result)
+
+    def branch(self, expr, result):
+        saved_out, saved_versions = self.out, dict(self.scope.versions)
+        self.out = []
+        if isinstance(expr, _Deferred):
+            expr.evaluate(result)
+        else:
+            self.bind_value(result, expr)
+        if self.scope.versions != saved_versions:
+            raise unsupported("an assignment expression inside and/or/if-else", expr,
+                              self.origin)
+        body, self.out = self.out, saved_out
+        return body
+
+
+class _Deferred:
+    """An expression whose statements are emitted only where it is evaluated."""
+
+    def __init__(self, evaluate):
+        self.evaluate = evaluate
+
+
+def _is_chain(expr):
+    return isinstance(expr, nodes.Compare) and len(expr.ops) > 1
+
+
+def _is_conditional(expr):
+    return isinstance(expr, (nodes.BoolOp, nodes.IfExp)) or _is_chain(expr)
+
+
+def _same_arity(target, value):
+    return (
+        isinstance(value, (nodes.Tuple, nodes.List))
+        and len(value.elts) == len(target.elts)
+        and not any(isinstance(e, nodes.Starred) for e in target.elts + value.elts)
+    )
+
+
+def _is_atom(expr):
+    return isinstance(expr, (nodes.Name, nodes.Constant))
+
+
+def _folded_constant(expr):
+    """`-1` and `+2.5` as constants rather than operations."""
+    if (
+        isinstance(expr, nodes.UnaryOp)
+        and isinstance(expr.op, (nodes.USub, nodes.UAdd))
+        and isinstance(expr.operand, nodes.Constant)
+        and isinstance(expr.operand.value, (int, float, complex))
+        and not isinstance(expr.operand.value, bool)
+    ):
+        value = expr.operand.value
+        return nodes.constant(-value if isinstance(expr.op, nodes.USub) else value)
+    return None
+
+
+# -- joins after an if ---------------------------------------------------------
+
+
+def _join(before, after_body, body, after_else, orelse, normalizer):
+    """One name per variable after an `if`, renaming or copying inside branches."""
+    joined = before.copy()
+    names = set(after_body.versions) | set(after_else.versions)
+    for var in sorted(names):
+        in_body = after_body.versions.get(var)
+        in_else = after_else.versions.get(var)
+        if in_body == in_else:
+            joined.versions[var] = in_body
+            continue
+        existing = before.versions.get(var)
+        if var == RETURN:
+            target = normalizer.namer.fresh("out")
+            _copy_into(body, target, in_body)
+            _copy_into(orelse, target, in_else)
+        elif in_body is not None and in_body != existing:
+            target = in_body
+            _rename_or_copy(orelse, in_else, target, existing)
+        else:
+            target = in_else
+            _rename_or_copy(body, in_body, target, existing)
+        joined.versions[var] = target
+    return joined
+
+
+def _rename_or_copy(branch, version, target, existing):
+    if version is None:
+        return
+    if version == existing:
+        _copy_into(branch, target, nodes.name(version))
+    else:
+        _rename(branch, version, target)
+
+
+def _copy_into(branch, target, value):
+    if value is None:
+        return
+    if isinstance(value, str):
+        value = nodes.name(value)
+    lineno = nodes.lineno_of(branch[-1]) if branch else None
+    branch.append(nodes.assign(target, nodes.clone(value), lineno))
+
+
+def _rename(branch, old, new):
+    for stmt in branch:
+        for node in nodes.walk(stmt):
+            if isinstance(node, nodes.Name) and node.id == old:
+                node.id = new
+
+
+# -- the validator ---------------------------------------------------------------
+
+
+def check_anf(tree):
+    """Raise TransformError unless FunctionDef `tree` has only the forms above."""
+    _check_block(tree.body, top=True)
+    if not tree.body or not isinstance(tree.body[-1], nodes.Return):
+        raise TransformError("ANF: the body must end with its only return")
+
+
+def _check_block(body, top=False):
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, nodes.Return):
+            if not (top and i == len(body) - 1):
+                raise TransformError(f"ANF: return before the end, line {stmt.lineno}")
+            _require_atom(stmt.value)
+        elif isinstance(stmt, nodes.Assign):
+            _check_assign(stmt)
+        elif isinstance(stmt, nodes.Expr):
+            _check_operation(stmt.value, calls_only=True)
+        elif isinstance(stmt, nodes.If):
+            _require_atom(stmt.test)
+            _check_block(stmt.body)
+            _check_block(stmt.orelse)
+        elif isinstance(stmt, nodes.Assert):
+            _require_atom(stmt.test)
+            if stmt.msg is not None:
+                _require_atom(stmt.msg)
+        elif isinstance(stmt, nodes.Raise):
+            if stmt.exc is not None:
+                _require_atom(stmt.exc)
+        else:
+            raise TransformError(f"ANF: unexpected statement {type(stmt).__name__}")
+
+
+def _check_assign(stmt):
+    if len(stmt.targets) != 1:
+        raise TransformError("ANF: one target per assignment")
+    target = stmt.targets[0]
+    if isinstance(target, nodes.Tuple):
+        if not all(isinstance(t, nodes.Name) for t in target.elts):
+            raise TransformError("ANF: unpacking targets must be names")
+        _require_atom(stmt.value)
+    elif not isinstance(target, nodes.Name):
+        raise TransformError("ANF: assignment targets must be names")
+    elif not _is_atom_or_reference(stmt.value):
+        _check_operation(stmt.value)
+
+
+def _check_operation(value, calls_only=False):
+    if isinstance(value, nodes.Call):
+        func = value.func
+        if isinstance(func, nodes.Attribute) and nodes.dotted_path(func) is None:
+            _require_atom(func.value)
+        elif not _is_atom_or_reference(func):
+            raise TransformError("ANF: a callee must be an atom or a method of one")
+        _require_atoms(value.args + [k.value for k in value.keywords])
+        return
+    if calls_only:
+        raise TransformError("ANF: expression statements must be calls")
+    if isinstance(value, nodes.BinOp):
+        _require_atoms([value.left, value.right])
+    elif isinstance(value, nodes.UnaryOp):
+        _require_atom(value.operand)
+    elif isinstance(value, nodes.Compare):
+        if len(value.ops) != 1:
+            raise TransformError("ANF: one comparison operator")
+        _require_atoms([value.left] + value.comparators)
+    elif isinstance(value, nodes.Attribute):
+        _require_atom(value.value)
+    elif isinstance(value, nodes.Subscript):
+        _require_atom(value.value)
+        _check_index(value.slice)
+    elif isinstance(value, (nodes.Tuple, nodes.List, nodes.Set)):
+        _require_atoms(value.elts)
+    elif isinstance(value, nodes.Dict):
+        _require_atoms(value.keys + value.values)
+    elif isinstance(value, nodes.JoinedStr):
+        _require_atoms([v.value for v in value.values if isinstance(v, nodes.FormattedValue)])
+    else:
+        raise TransformError(f"ANF: unexpected operation {type(value).__name__}")
+
+
+def _check_index(index):
+    if isinstance(index, nodes.Slice):
+        _require_atoms([p for p in (index.lower, index.upper, index.step) if p is not None])
+    elif isinstance(index, nodes.Tuple):
+        for elt in index.elts:
+            _check_index(elt)
+    else:
+        _require_atom(index)
+
+
+def _require_atoms(values):
+    for value in values:
+        _require_atom(value)
+
+
+def _require_atom(value):
+    if not _is_atom_or_reference(value):
+        raise TransformError(f"ANF: expected an atom, got {type(value).__name__}")
+
+
+def _is_atom_or_reference(value):
+    return _is_atom(value) or nodes.dotted_path(value) is not None

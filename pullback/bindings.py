@@ -1,0 +1,56 @@
+"""The objects generated code refers to, and the names it uses for them.
+
+Generated code reads the user's globals live, through the user's own globals
+dict, and the user's closure cells, through the user's cells. Everything
+pullback adds (np and helpers that rules use, `ZERO`, `add`, the forwards of
+called functions) reaches it through closure cells of its own, under names
+that cannot be confused with the user's: `add` stays `add` unless the user's
+function uses `add` for something else, in which case it becomes `add_1`.
+"""
+
+import builtins
+import types
+
+
+class Bindings:
+    """Names and cells for the objects one generated function uses.
+
+    Args:
+      namer: the function's `naming.Namer` (it knows every user name).
+      code: the user function's code object, or None for rules.
+      user_globals: the user function's globals.
+    """
+
+    def __init__(self, namer, code, user_globals):
+        self.namer = namer
+        self.cells = {}
+        self._by_identity = {}
+        self._locals = set(code.co_varnames + code.co_cellvars + code.co_freevars) if code else set()
+        self._globals = user_globals
+
+    def object(self, name, obj):
+        """The name under which generated code reads `obj` (preferably `name`)."""
+        return self.cell(name, types.CellType(obj), key=id(obj), obj=obj)
+
+    def cell(self, name, cell, key=None, obj=None):
+        """The name under which generated code reads the contents of `cell`."""
+        key = id(cell) if key is None else key
+        if key in self._by_identity:
+            return self._by_identity[key][0]
+        if name in self.namer.taken and not self._means(name, obj):
+            name = self.namer.fresh(name)
+        else:
+            self.namer.reserve(name)
+        self._by_identity[key] = (name, obj, cell)
+        self.cells[name] = cell
+        return name
+
+    def _means(self, name, obj):
+        """Whether the user's code, reading `name`, gets exactly `obj`."""
+        if obj is None or name in self._locals or name in self.cells:
+            return False
+        found = self._globals.get(name, getattr(builtins, name, _MISSING))
+        return found is obj
+
+
+_MISSING = object()

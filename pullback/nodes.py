@@ -1,0 +1,256 @@
+"""The one place that builds gast nodes.
+
+The rest of pullback reads and builds syntax trees through these helpers and
+the node classes re-exported here, so a change in gast's node classes is
+absorbed in this file alone.
+"""
+
+import copy
+
+import gast
+
+from gast import (  # noqa: F401  (re-exported node classes)
+    AST,
+    Add,
+    And,
+    AnnAssign,
+    Assert,
+    Assign,
+    Attribute,
+    AugAssign,
+    BinOp,
+    BitAnd,
+    BitOr,
+    BitXor,
+    BoolOp,
+    Call,
+    Compare,
+    Constant,
+    Del,
+    Dict,
+    Div,
+    Eq,
+    Expr,
+    FloorDiv,
+    FormattedValue,
+    FunctionDef,
+    Gt,
+    GtE,
+    If,
+    IfExp,
+    In,
+    Invert,
+    Is,
+    IsNot,
+    JoinedStr,
+    Lambda,
+    List,
+    Load,
+    LShift,
+    Lt,
+    LtE,
+    MatMult,
+    Mod,
+    Module,
+    Mult,
+    Name,
+    NamedExpr,
+    NodeTransformer,
+    NodeVisitor,
+    Not,
+    NotEq,
+    NotIn,
+    Or,
+    Param,
+    Pass,
+    Pow,
+    Raise,
+    Return,
+    RShift,
+    Set,
+    Slice,
+    Starred,
+    Store,
+    Sub,
+    Subscript,
+    Tuple,
+    UAdd,
+    USub,
+    UnaryOp,
+    arguments,
+    keyword,
+)
+
+parse = gast.parse
+walk = gast.walk
+iter_child_nodes = gast.iter_child_nodes
+dump = gast.dump
+
+
+def name(id, ctx=None):
+    """A Name node; `ctx` defaults to Load."""
+    return gast.Name(id=id, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+
+
+def store(id):
+    """A Name node in Store context."""
+    return name(id, gast.Store())
+
+
+def param(id):
+    """A Name node used as a function parameter."""
+    return name(id, gast.Param())
+
+
+def constant(value):
+    """A Constant node."""
+    return gast.Constant(value=value, kind=None)
+
+
+def tuple_(elts, ctx=None):
+    """A Tuple node."""
+    return gast.Tuple(elts=list(elts), ctx=ctx or gast.Load())
+
+
+def list_(elts):
+    """A List node."""
+    return gast.List(elts=list(elts), ctx=gast.Load())
+
+
+def attribute(value, attr):
+    """`value.attr`."""
+    return gast.Attribute(value=value, attr=attr, ctx=gast.Load())
+
+
+def dotted(path):
+    """`a.b.c` from the string "a.b.c"."""
+    head, *rest = path.split(".")
+    node = name(head)
+    for attr in rest:
+        node = attribute(node, attr)
+    return node
+
+
+def call(func, args=(), keywords=()):
+    """`func(*args, **keywords)`; `func` is a node or a dotted string."""
+    if isinstance(func, str):
+        func = dotted(func)
+    return gast.Call(func=func, args=list(args), keywords=list(keywords))
+
+
+def kw(arg, value):
+    """A keyword argument node."""
+    return gast.keyword(arg=arg, value=value)
+
+
+def assign(target, value, lineno=None):
+    """`target = value`; `target` is a node or a name string."""
+    if isinstance(target, str):
+        target = store(target)
+    node = gast.Assign(targets=[target], value=value, type_comment=None)
+    return located(node, lineno)
+
+
+def unpack(names, value, lineno=None):
+    """`a, b, *c = value`; a name of None becomes `_`, a name "*c" is starred."""
+    targets = []
+    for n in names:
+        n = n or "_"
+        if n.startswith("*"):
+            targets.append(gast.Starred(value=store(n[1:]), ctx=gast.Store()))
+        else:
+            targets.append(store(n))
+    return assign(tuple_(targets, gast.Store()), value, lineno)
+
+
+def return_(value, lineno=None):
+    """`return value`."""
+    return located(gast.Return(value=value), lineno)
+
+
+def expr(value, lineno=None):
+    """An expression statement."""
+    return located(gast.Expr(value=value), lineno)
+
+
+def if_(test, body, orelse=(), lineno=None):
+    """`if test: body else: orelse`."""
+    return located(gast.If(test=test, body=list(body), orelse=list(orelse)), lineno)
+
+
+def binop(left, op, right):
+    """`left <op> right` where `op` is an operator node instance."""
+    return gast.BinOp(left=left, op=op, right=right)
+
+
+def arguments_(params, vararg=None, kwonly=(), kw_defaults=(), kwarg=None, defaults=()):
+    """A function's `arguments` node from parameter names."""
+    return gast.arguments(
+        args=[param(p) for p in params],
+        posonlyargs=[],
+        vararg=param(vararg) if vararg else None,
+        kwonlyargs=[param(p) for p in kwonly],
+        kw_defaults=list(kw_defaults),
+        kwarg=param(kwarg) if kwarg else None,
+        defaults=list(defaults),
+    )
+
+
+def function_def(fname, args, body, lineno=None):
+    """`def fname(args): body`; `args` is an `arguments` node or a list of names."""
+    if not isinstance(args, gast.arguments):
+        args = arguments_(args)
+    node = gast.FunctionDef(
+        name=fname,
+        args=args,
+        body=list(body),
+        decorator_list=[],
+        returns=None,
+        type_comment=None,
+        type_params=[],
+    )
+    return located(node, lineno)
+
+
+def module(body):
+    """A Module node."""
+    return gast.Module(body=list(body), type_ignores=[])
+
+
+def located(node, lineno):
+    """Give `node` the user's line `lineno` (kept through every stage)."""
+    if lineno is not None:
+        node.lineno = lineno
+    return node
+
+
+def lineno_of(node):
+    """The user's line a node came from, or None."""
+    return getattr(node, "lineno", None)
+
+
+def clone(node):
+    """A deep copy of a node."""
+    return copy.deepcopy(node)
+
+
+def is_name(node, id=None):
+    """Whether `node` is a Name (with id `id`, when given)."""
+    return isinstance(node, gast.Name) and (id is None or node.id == id)
+
+
+def dotted_path(node):
+    """"a.b.c" for an attribute chain rooted at a Name, else None."""
+    parts = []
+    while isinstance(node, gast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, gast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
+
+
+def to_ast(node):
+    """Convert a gast tree to a standard-library ast tree."""
+    return gast.gast_to_ast(node)

@@ -1,0 +1,165 @@
+"""Stage 1: from a live Python function to its syntax tree.
+
+`parse_function(fn)` reads the source file of `fn` (through `linecache`, so
+files, Jupyter cells and pullback's own generated code all work), parses it
+with gast, and returns the function's definition with decorators and
+annotations stripped, every node keeping its line in the user's file, plus an
+`Origin` recording where it came from: file, globals and closure cells.
+"""
+
+import dataclasses
+import linecache
+import types
+
+from . import emit, nodes
+from .errors import TransformError
+
+_TREES = {}
+
+
+@dataclasses.dataclass
+class Origin:
+    """Where a parsed function came from.
+
+    Attributes:
+        fn: the function object.
+        filename: its source file (a path, a Jupyter cell or a generated name).
+        name: its `__qualname__`.
+        lineno: the line of its `def` or `lambda`.
+        globals: its module globals (read live by the generated code).
+        cells: its closure cells by free-variable name.
+        annotations: parameter annotations by name (used by `source()`).
+    """
+
+    fn: types.FunctionType
+    filename: str
+    name: str
+    lineno: int
+    globals: dict
+    cells: dict
+    annotations: dict
+
+    def line_text(self, lineno):
+        """The stripped text of a line of the source file."""
+        return linecache.getline(self.filename, lineno, self.globals).strip()
+
+    def location(self, lineno=None):
+        """`file:line` for messages."""
+        return f"{self.filename}:{lineno or self.lineno}"
+
+
+def parse_function(fn):
+    """Parse a function's definition.
+
+    Args:
+      fn: a Python function (a `def` or a `lambda`).
+
+    Returns:
+      `(tree, origin)`: a gast FunctionDef (a lambda becomes `def` returning its
+      body) and the function's `Origin`.
+
+    Raises:
+      TransformError: when `fn` is not a Python function or its source cannot
+        be read.
+    """
+    if not isinstance(fn, types.FunctionType):
+        raise TransformError(
+            f"cannot differentiate {fn!r}: it is not a Python function with source code "
+            "(builtins and C functions need a derivative rule: see pullback.adjoint)",
+            construct=type(fn).__name__,
+        )
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__) or emit.source_lines(
+        code.co_filename
+    )
+    if not lines:
+        raise TransformError(
+            f"cannot read the source of {fn.__qualname__} (defined in {code.co_filename}): "
+            "pullback transforms source code, so define the function in a file, "
+            "a module or a Jupyter cell rather than at a plain interactive prompt",
+            construct="source",
+        )
+    node = _find_definition(_module_tree(code.co_filename, lines), code)
+    origin = Origin(
+        fn=fn,
+        filename=code.co_filename,
+        name=fn.__qualname__,
+        lineno=node.lineno,
+        globals=fn.__globals__,
+        cells=dict(zip(code.co_freevars, fn.__closure__ or ())),
+        annotations={},
+    )
+    return _as_function_def(node, origin), origin
+
+
+def _module_tree(filename, lines):
+    source = "".join(lines)
+    cached = _TREES.get(filename)
+    if cached is None or cached[0] != source:
+        try:
+            cached = (source, nodes.parse(source))
+        except SyntaxError as error:
+            raise TransformError(
+                f"cannot parse {filename}: {error.msg}", filename, error.lineno, "syntax"
+            ) from None
+        _TREES[filename] = cached
+    return cached[1]
+
+
+def _find_definition(tree, code):
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    candidates = [n for n in nodes.walk(tree) if _defines(n, code, params)]
+    if len(candidates) > 1:
+        candidates = _by_column(candidates, code)
+    if len(candidates) != 1:
+        what = "several definitions match" if candidates else "no definition matches"
+        raise TransformError(
+            f"cannot locate the source of {code.co_name}: {what} this line; "
+            "give the function its own `def`",
+            code.co_filename,
+            code.co_firstlineno,
+            "source",
+        )
+    return candidates[0]
+
+
+def _defines(node, code, params):
+    if isinstance(node, nodes.FunctionDef):
+        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+        return node.name == code.co_name and code.co_firstlineno in (first, node.lineno)
+    if isinstance(node, nodes.Lambda):
+        names = [a.id for a in node.args.args + node.args.kwonlyargs]
+        return (
+            code.co_name == "<lambda>"
+            and node.lineno == code.co_firstlineno
+            and tuple(names) == params
+        )
+    return False
+
+
+def _by_column(candidates, code):
+    """Pick among same-line lambdas by the column of the code's first instruction."""
+    positions = getattr(code, "co_positions", None)
+    if positions is None:
+        return candidates
+    cols = [c for _, _, c, _ in positions() if c is not None]
+    if not cols:
+        return candidates
+    col = min(cols)
+    inside = [n for n in candidates if n.body.col_offset <= col < n.body.end_col_offset]
+    return [min(inside, key=lambda n: n.body.end_col_offset - n.body.col_offset)] if inside else []
+
+
+def _as_function_def(node, origin):
+    node = nodes.clone(node)
+    if isinstance(node, nodes.Lambda):
+        body = [nodes.return_(node.body, node.lineno)]
+        node = nodes.function_def("lambda_", node.args, body, node.lineno)
+    node.decorator_list = []
+    node.returns = None
+    args = node.args
+    for param in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
+        if param is not None and param.annotation is not None:
+            origin.annotations[param.id] = param.annotation
+            param.annotation = None
+    return node

@@ -1,0 +1,637 @@
+"""Stage 3: reverse-mode rules, from an ANF function to its forward and pullback.
+
+`reverse(tree, ...)` turns `def f(a, b)` (in A-normal form) into::
+
+    def f_fwd(a, b):
+        <the statements of f>            # φ: the primal, plus `y, y_pb = g_fwd(x)` for calls
+        def f_pullback(dout):
+            <one block per statement of f, in reverse order>   # ρ
+            return ZERO, da, db
+        return out, f_pullback
+
+One pullback closure per function; each primitive's template is inlined in it.
+`f_pullback` returns the cotangent of the function itself (its environment, the
+paper's [...]; `ZERO` for a function without free variables) followed by one
+cotangent per parameter of `f`.
+
+Cotangents are accumulated as in the paper's ρ rules: the first contribution to
+the cotangent of `x` binds `dx`, later ones add to it (`dx = add(dx, e)`). A
+variable that receives no contribution has the symbolic zero and generates no
+code; nor does a variable whose kind is not active (ints, constants, arguments
+outside `argnums`).
+"""
+
+import builtins
+import dataclasses
+import inspect
+import operator
+import types
+
+import numpy as np
+
+from . import cotangents, kinds, nodes, rules
+from .errors import TransformError
+
+@dataclasses.dataclass
+class Result:
+    """What `reverse` produces.
+
+    Attributes:
+      tree: the forward function (a gast FunctionDef).
+      result_kind: the kind of the function's return value.
+      params: the parameter names, in the order the pullback returns them.
+    """
+
+    tree: object
+    result_kind: object
+    params: list
+
+
+@dataclasses.dataclass
+class Callee:
+    """A statically resolved call to a Python function (see `transform`)."""
+
+    cell: object
+    name: str
+    params: list
+    result_kind: object
+
+
+# -- operations recorded by the forward pass -----------------------------------
+
+
+@dataclasses.dataclass
+class Primitive:
+    target: str
+    rule: object
+    args: list
+    keywords: list
+    lineno: int
+
+
+@dataclasses.dataclass
+class Call:
+    target: str
+    pullback: str
+    bound: list  # the caller's atom for each entry the pullback returns, or None
+    lineno: int
+    dynamic: bool
+
+
+@dataclasses.dataclass
+class Copy:
+    target: str
+    source: object
+    lineno: int
+
+
+@dataclasses.dataclass
+class Unpack:
+    targets: list
+    source: str
+    container: object
+    lineno: int
+
+
+@dataclasses.dataclass
+class Build:
+    target: str
+    keys: list
+    values: list
+    lineno: int
+
+
+@dataclasses.dataclass
+class Branch:
+    test: object
+    body: list
+    orelse: list
+    lineno: int
+
+
+def reverse(tree, origin, param_kinds, namer, bindings, resolve, name):
+    """Build the forward function with its pullback for ANF function `tree`.
+
+    Args:
+      tree: a FunctionDef in A-normal form (see `anf`).
+      origin: its `parse.Origin`.
+      param_kinds: the kind of each parameter (see `kinds`).
+      namer: the `naming.Namer` of the generated code.
+      bindings: the `bindings.Bindings` of the generated code.
+      resolve: `resolve(fn, param_kinds) -> Callee`, the forward of a Python
+        function called from `tree`.
+      name: the name of the forward function.
+
+    Returns:
+      A `Result`.
+    """
+    return _Reverse(tree, origin, param_kinds, namer, bindings, resolve).run(name)
+
+
+class _Reverse:
+    def __init__(self, tree, origin, param_kinds, namer, bindings, resolve):
+        self.tree = tree
+        self.origin = origin
+        self.namer = namer
+        self.bindings = bindings
+        self.resolve = resolve
+        self.params = _parameter_names(tree.args)
+        self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params}
+        self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
+        self.cot = {}
+        self.cotangent_names = {}
+        self.lineno = tree.lineno
+
+    def run(self, forward_name):
+        *body, ret = self.tree.body
+        forward, ops = self.forward_block(body)
+        result_kind = self.kind_of(ret.value)
+        pullback = self.pullback(ops, ret, result_kind)
+        out = nodes.tuple_([nodes.clone(ret.value), nodes.name(pullback.name)])
+        fwd = nodes.function_def(forward_name, self.tree.args,
+                                 forward + [pullback, nodes.return_(out, ret.lineno)],
+                                 self.tree.lineno)
+        return Result(fwd, result_kind, self.params)
+
+    # -- the forward pass ------------------------------------------------------
+
+    def forward_block(self, statements):
+        forward, ops = [], []
+        for stmt in statements:
+            self.lineno = nodes.lineno_of(stmt)
+            emitted, op = self.forward_statement(stmt)
+            forward.extend(emitted)
+            if op is not None:
+                ops.append(op)
+        return forward, ops
+
+    def forward_statement(self, stmt):
+        if isinstance(stmt, nodes.If):
+            return self.forward_if(stmt)
+        if isinstance(stmt, nodes.Assign):
+            target = stmt.targets[0]
+            if isinstance(target, nodes.Tuple):
+                return [stmt], self.unpack([t.id for t in target.elts], stmt.value)
+            return self.assign(target.id, stmt.value, stmt)
+        if isinstance(stmt, nodes.Expr):
+            self.check_effect(stmt.value)
+        return [stmt], None
+
+    def forward_if(self, stmt):
+        before, shapes = dict(self.kinds), dict(self.shapes)
+        body, body_ops = self.forward_block(stmt.body)
+        after_body, self.kinds = self.kinds, dict(before)
+        body_shapes, self.shapes = self.shapes, shapes
+        orelse, else_ops = self.forward_block(stmt.orelse)
+        for var in set(after_body) | set(self.kinds):
+            self.kinds[var] = kinds.join(after_body.get(var), self.kinds.get(var))
+            if body_shapes.get(var) != self.shapes.get(var):
+                self.shapes[var] = None
+        forward = nodes.if_(stmt.test, body, orelse, stmt.lineno)
+        op = Branch(stmt.test, body_ops, else_ops, stmt.lineno) if body_ops or else_ops else None
+        return [forward], op
+
+    def assign(self, target, value, stmt):
+        """Forward code and operation for `target = value`."""
+        if isinstance(value, nodes.Name) and value.id in self.kinds:
+            self.kinds[target] = self.kinds[value.id]
+            self.shapes[target] = self.shapes.get(value.id)
+            return [stmt], Copy(target, value.id, self.lineno)
+        if isinstance(value, (nodes.Name, nodes.Constant)) or self.is_reference(value):
+            self.kinds[target] = kinds.CONST
+            return [stmt], None
+        if isinstance(value, (nodes.Tuple, nodes.List, nodes.Dict)):
+            return [stmt], self.build(target, value)
+        if isinstance(value, nodes.Call):
+            return self.call(target, value, stmt)
+        return [stmt], self.operation(target, value, stmt)
+
+    def operation(self, target, value, stmt):
+        """BinOp, UnaryOp, Compare, Attribute and Subscript: primitives by table."""
+        if isinstance(value, nodes.BinOp):
+            return self.primitive(target, rules.BINARY[type(value.op)], [value.left, value.right], [])
+        if isinstance(value, nodes.UnaryOp):
+            return self.primitive(target, rules.UNARY[type(value.op)], [value.operand], [])
+        if isinstance(value, nodes.Attribute):
+            return self.attribute(target, value)
+        if isinstance(value, nodes.Subscript):
+            return self.subscript(target, value)
+        self.kinds[target] = kinds.CONST
+        return None
+
+    def attribute(self, target, value):
+        receiver = self.kind_of(value.value)
+        if not receiver.active:
+            self.kinds[target] = kinds.CONST
+            return None
+        if receiver is kinds.ARRAY and hasattr(np.ndarray, value.attr):
+            return self.primitive(target, getattr(np.ndarray, value.attr), [value.value], [])
+        raise self.error(f"reading the attribute .{value.attr} of a differentiable value of "
+                         f"unknown type", f"attribute .{value.attr}")
+
+    def subscript(self, target, value):
+        container = self.kind_of(value.value)
+        index = self.index_value(value.slice)
+        op = self.primitive(target, operator.getitem, [value.value, index], [])
+        if isinstance(container, kinds.Container) and isinstance(index, nodes.Constant):
+            self.kinds[target] = container.item(index.value) or kinds.element(container)
+        elif container.active:
+            self.kinds[target] = kinds.element(container)
+        return op
+
+    def build(self, target, value):
+        if isinstance(value, nodes.Dict):
+            keys = value.keys
+            values = value.values
+            if not all(isinstance(k, nodes.Constant) for k in keys):
+                items = [self.kind_of(v) for v in values]
+                self.kinds[target] = kinds.ANY if any(k.active for k in items) else kinds.CONST
+                return Build(target, keys, values, self.lineno)
+            container = kinds.container(dict, [k.value for k in keys], map(self.kind_of, values))
+        else:
+            keys = [nodes.constant(i) for i in range(len(value.elts))]
+            values = value.elts
+            type_ = tuple if isinstance(value, nodes.Tuple) else list
+            container = kinds.sequence(type_, map(self.kind_of, values))
+        self.kinds[target] = container
+        return Build(target, keys, values, self.lineno) if container.active else None
+
+    def unpack(self, targets, source):
+        container = self.kind_of(source)
+        for i, target in enumerate(targets):
+            if isinstance(container, kinds.Container):
+                self.kinds[target] = container.item(i) or kinds.element(container)
+            else:
+                self.kinds[target] = kinds.element(container)
+        if not container.active or not isinstance(source, nodes.Name):
+            return None
+        return Unpack(targets, source.id, container, self.lineno)
+
+    def call(self, target, value, stmt):
+        """Forward code and operation for `target = f(...)`."""
+        fn = self.callee(value.func)
+        args = value.args
+        if fn is not None and self.is_method(value.func):
+            args = [value.func.value] + args
+        keywords = [(k.arg, k.value) for k in value.keywords]
+        active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
+        if fn is None:
+            if active or self.kind_of(value.func).active:
+                return self.dynamic_call(target, value)
+        elif active and not rules.is_nondifferentiable(fn):
+            if rules.rule_for(fn) is not None:
+                return [stmt], self.primitive(target, fn, args, keywords)
+            if isinstance(fn, types.FunctionType):
+                return self.static_call(target, fn, value)
+            raise self.no_rule(fn)
+        self.kinds[target] = kinds.CONST
+        return [stmt], None
+
+    def callee(self, func):
+        """The object a call's `func` refers to, when known before running, else None."""
+        if self.is_method(func):
+            receiver = self.kind_of(func.value)
+            if receiver is kinds.ARRAY:
+                method = getattr(np.ndarray, func.attr, None)
+                if method is None:
+                    raise self.error(f"NumPy arrays have no method .{func.attr}",
+                                     f"method .{func.attr}")
+                return method
+            return None
+        path = nodes.dotted_path(func)
+        if path is None:
+            return None
+        root, *attrs = path.split(".")
+        if root in self.kinds or root in self.origin.cells:
+            return None
+        obj = self.origin.globals.get(root, _MISSING)
+        if obj is _MISSING:
+            obj = getattr(builtins, root, _MISSING)
+        if obj is _MISSING:
+            raise self.error(f"name {root!r} is not defined", root)
+        for attr in attrs:
+            obj = getattr(obj, attr)
+        return getattr(obj, "__pullback_function__", obj)
+
+    def static_call(self, target, fn, value):
+        signature = inspect.signature(fn)
+        try:
+            bound = signature.bind(*value.args, **{k.arg: k.value for k in value.keywords})
+        except TypeError as error:
+            raise self.error(f"calling {fn.__qualname__}: {error}", fn.__qualname__) from None
+        params = list(signature.parameters)
+        for name, param in signature.parameters.items():
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                raise self.error(f"calling {fn.__qualname__}, which takes *args or **kwargs",
+                                 "*args")
+        arguments = [bound.arguments.get(p) for p in params]
+        callee = self.resolve(fn, {p: self.kind_of(a) if a is not None else kinds.CONST
+                                   for p, a in zip(params, arguments)})
+        forward_name = self.bindings.cell(callee.name, callee.cell)
+        pullback = self.namer.pullback(target)
+        call = nodes.call(nodes.name(forward_name), value.args, value.keywords)
+        stmt = nodes.unpack([target, pullback], call, self.lineno)
+        self.kinds[target] = callee.result_kind
+        return [stmt], Call(target, pullback, [None] + arguments, self.lineno, dynamic=False)
+
+    def dynamic_call(self, target, value):
+        if value.keywords:
+            raise self.error("a call with keyword arguments to a function known only when "
+                             "it runs", "dynamic call")
+        forward = self.bindings.object("forward", _runtime().forward)
+        pullback = self.namer.pullback(target)
+        call = nodes.call(nodes.name(forward), [value.func] + value.args)
+        stmt = nodes.unpack([target, pullback], call, self.lineno)
+        self.kinds[target] = kinds.ANY
+        bound = [value.func if isinstance(value.func, nodes.Name) else None] + value.args
+        return [stmt], Call(target, pullback, bound, self.lineno, dynamic=True)
+
+    def primitive(self, target, fn, args, keywords):
+        rule = rules.rule_for(fn)
+        arg_kinds = [self.kind_of(a) for a in args + [v for _, v in keywords]]
+        if rules.is_nondifferentiable(fn):
+            self.kinds[target] = kinds.CONST
+            return None
+        if not any(k.active for k in arg_kinds):
+            self.kinds[target] = _result_kind(rule, arg_kinds) if rule else kinds.CONST
+            return None
+        if rule is None:
+            raise self.no_rule(fn)
+        self.located(rules.bind, rule, args, keywords)
+        self.kinds[target] = _result_kind(rule, arg_kinds)
+        self.shapes[target] = self.result_shape(rule, target, args)
+        return Primitive(target, rule, args, keywords, self.lineno)
+
+    def check_effect(self, value):
+        """A call whose value is dropped may only see constants (or be print-like).
+
+        Its only use would be a side effect on a differentiable value, which
+        pullback cannot see.
+        """
+        if not isinstance(value, nodes.Call):
+            return
+        fn = None if self.is_method(value.func) else self.callee(value.func)
+        args = value.args + [k.value for k in value.keywords]
+        if self.is_method(value.func):
+            args = args + [value.func.value]
+        if any(self.kind_of(a).active for a in args) and not (
+            fn is not None and rules.is_nondifferentiable(fn)
+        ):
+            what = nodes.dotted_path(value.func) or f"method .{value.func.attr}"
+            raise self.error(
+                f"calling {what} without using its result, with a differentiable argument: "
+                "its only effect would be to mutate a value, which is not yet supported",
+                what,
+            )
+
+    # -- the pullback ----------------------------------------------------------
+
+    def pullback(self, ops, ret, result_kind):
+        name = self.namer.fresh(self.tree.name + "_pullback")
+        returned = ret.value.id if isinstance(ret.value, nodes.Name) else None
+        param = self.cotangent_name(returned or "out")
+        body = []
+        if returned is not None and result_kind.active:
+            self.cot[returned] = param
+            body = self.backward_block(ops)
+        results = [nodes.name(self.bindings.object("ZERO", cotangents.ZERO))]
+        for p in self.params:
+            results.append(self.cotangent_atom(p))
+        body.append(nodes.return_(nodes.tuple_(results)))
+        return nodes.function_def(name, [param], body, ret.lineno)
+
+    def backward_block(self, ops):
+        out = []
+        for op in reversed(ops):
+            self.lineno = op.lineno
+            out.extend(getattr(self, "backward_" + type(op).__name__.lower())(op))
+        return out
+
+    def backward_copy(self, op):
+        if op.target not in self.cot:
+            return []
+        return self.contribute(op.source, nodes.name(self.cot[op.target]))
+
+    def backward_primitive(self, op):
+        if op.target not in self.cot:
+            return []
+        instance = self.located(
+            rules.instantiate, op.rule, op.args, op.keywords, op.target, self.cot[op.target],
+            self.namer, self.bindings.object, self.shape_of,
+        )
+        out = []
+        for kind, payload in instance.statements:
+            if kind == "assign":
+                out.append(nodes.located(payload, self.lineno))
+                continue
+            param, expr = payload
+            atom = instance.arguments.get(param)
+            if isinstance(atom, nodes.Name):
+                out.extend(self.contribute(atom.id, expr))
+        return out
+
+    def backward_call(self, op):
+        if op.target not in self.cot:
+            return []
+        targets, later, seen = [], [], set()
+        for atom in op.bound:
+            var = atom.id if isinstance(atom, nodes.Name) else None
+            if var is None or not self.kind_of(atom).active:
+                targets.append(None)
+            elif var not in self.cot and var not in seen:
+                seen.add(var)
+                name = self.cotangent_name(var)
+                self.cot[var] = name
+                targets.append(name)
+            else:
+                temp = self.namer.fresh(self.cotangent_name(var))
+                targets.append(temp)
+                later.append((var, temp))
+        call = nodes.call(nodes.name(op.pullback), [nodes.name(self.cot[op.target])])
+        if op.dynamic:
+            targets.append("*_")
+        out = [nodes.unpack(targets, call, self.lineno)]
+        for var, temp in later:
+            out.extend(self.contribute(var, nodes.name(temp)))
+        return out
+
+    def backward_unpack(self, op):
+        items = [nodes.name(self.cot[t]) if t in self.cot else self.zero() for t in op.targets]
+        if not any(t in self.cot for t in op.targets):
+            return []
+        if isinstance(op.container, kinds.Container) and op.container.type in (tuple, list):
+            packed = (nodes.tuple_ if op.container.type is tuple else nodes.list_)(items)
+        else:
+            repack = self.bindings.object("repack", cotangents.repack)
+            packed = nodes.call(nodes.name(repack), [nodes.name(op.source), nodes.tuple_(items)])
+        return self.contribute(op.source, packed)
+
+    def backward_build(self, op):
+        if op.target not in self.cot:
+            return []
+        out = []
+        ct = nodes.name(self.cot[op.target])
+        for key, value in zip(op.keys, op.values):
+            if isinstance(value, nodes.Name) and self.kind_of(value).active:
+                item = nodes.Subscript(value=nodes.clone(ct), slice=nodes.clone(key),
+                                       ctx=nodes.Load())
+                out.extend(self.contribute(value.id, item))
+        return out
+
+    def backward_branch(self, op):
+        before = dict(self.cot)
+        body = self.backward_block(op.body)
+        after_body, self.cot = self.cot, dict(before)
+        orelse = self.backward_block(op.orelse)
+        after_else = self.cot
+        self.cot = dict(before)
+        for var in sorted(set(after_body) | set(after_else)):
+            in_body, in_else = after_body.get(var), after_else.get(var)
+            if in_body == in_else:
+                self.cot[var] = in_body
+                continue
+            name = self.cotangent_name(var)
+            _assign_in(body, name, in_body, self.zero, op.lineno)
+            _assign_in(orelse, name, in_else, self.zero, op.lineno)
+            self.cot[var] = name
+        if not body and not orelse:
+            return []
+        return [nodes.if_(nodes.clone(op.test), body or [nodes.Pass()], orelse, op.lineno)]
+
+    # -- accumulation ----------------------------------------------------------
+
+    def contribute(self, var, expr):
+        """Add `expr` to the cotangent of `var` (the paper's ⊕=)."""
+        if var not in self.kinds or not self.kinds[var].active:
+            return []
+        current = self.cot.get(var)
+        if current is None and isinstance(expr, nodes.Name) and var not in self.params:
+            self.cot[var] = expr.id
+            return []
+        name = self.cotangent_name(var)
+        self.cot[var] = name
+        if current is not None:
+            expr = self.add(var, nodes.name(current), expr)
+        return [nodes.assign(name, expr, self.lineno)]
+
+    def add(self, var, left, right):
+        """`left ⊕ right` for cotangents of `var`: `+` for numbers and arrays."""
+        if self.kinds[var].shape in ("scalar", "array"):
+            return nodes.binop(left, nodes.Add(), right)
+        return nodes.call(nodes.name(self.bindings.object("add", cotangents.add)), [left, right])
+
+    def cotangent_name(self, var):
+        if var not in self.cotangent_names:
+            self.cotangent_names[var] = self.namer.cotangent(var)
+        return self.cotangent_names[var]
+
+    def cotangent_atom(self, var):
+        name = self.cot.get(var)
+        return nodes.name(name) if name is not None else self.zero()
+
+    def zero(self):
+        return nodes.name(self.bindings.object("ZERO", cotangents.ZERO))
+
+    # -- helpers ----------------------------------------------------------------
+
+    def kind_of(self, atom):
+        if isinstance(atom, nodes.Name):
+            return self.kinds.get(atom.id, kinds.CONST)
+        if isinstance(atom, nodes.Tuple):
+            return kinds.promote([self.kind_of(e) for e in atom.elts] or [kinds.CONST])
+        if isinstance(atom, nodes.Constant) and isinstance(atom.value, (int, float)):
+            return kinds.CONST_SCALAR
+        return kinds.CONST
+
+    def index_value(self, index):
+        """Subscript syntax as a value: `x[1:n, 0]` indexes with `(slice(1, n, None), 0)`."""
+        if isinstance(index, nodes.Slice):
+            parts = [p if p is not None else nodes.constant(None)
+                     for p in (index.lower, index.upper, index.step)]
+            return nodes.call(nodes.name(self.bindings.object("slice", slice)), parts)
+        if isinstance(index, nodes.Tuple):
+            return nodes.tuple_([self.index_value(e) for e in index.elts])
+        return index
+
+    def is_reference(self, node):
+        """Whether `node` is a dotted name rooted outside the function (np.pi)."""
+        path = nodes.dotted_path(node)
+        return path is not None and path.split(".")[0] not in self.kinds
+
+    def is_method(self, func):
+        """Whether `func` is `atom.method` on a local value or a constant, not `np.sin`."""
+        if not isinstance(func, nodes.Attribute):
+            return False
+        path = nodes.dotted_path(func)
+        return path is None or path.split(".")[0] in self.kinds
+
+    def no_rule(self, fn):
+        name = rules.describe(fn)
+        return self.error(
+            f"no derivative rule for {name}, called here with a differentiable argument; "
+            f"register one with @pullback.adjoint({name}) (see docs/rules.md)",
+            name,
+        )
+
+    def shape_of(self, atom):
+        """A token shared by atoms known to have the same shape ("scalar"), or None."""
+        if isinstance(atom, nodes.Name):
+            return self.shapes.get(atom.id)
+        if self.kind_of(atom).shape == "scalar":
+            return "scalar"
+        return None
+
+    def result_shape(self, rule, target, args):
+        """The shape token of a primitive's result: an elementwise operation on
+        operands of one shape (and scalars) has that shape."""
+        if rule.result == "scalar":
+            return "scalar"
+        if rule.result != "elementwise":
+            return target
+        shapes = {self.shape_of(a) for a in args} - {"scalar"}
+        if not shapes:
+            return "scalar"
+        return shapes.pop() if len(shapes) == 1 and None not in shapes else target
+
+    def located(self, step, *args):
+        """Run `step(*args)`, giving a TransformError it raises this statement's line."""
+        try:
+            return step(*args)
+        except TransformError as error:
+            if error.lineno is not None:
+                raise
+            raise self.error(error.message, error.construct) from None
+
+    def error(self, message, construct):
+        return TransformError(message, self.origin.filename, self.lineno, construct)
+
+
+def _runtime():
+    from . import transform
+
+    return transform
+
+
+def _assign_in(branch, name, value, zero, lineno):
+    if value == name:
+        return
+    branch.append(nodes.assign(name, nodes.name(value) if value else zero(), lineno))
+
+
+def _result_kind(rule, arg_kinds):
+    active = any(k.active for k in arg_kinds)
+    if rule.result == "elementwise":
+        return kinds.promote(arg_kinds)
+    if rule.result == "scalar":
+        return kinds.SCALAR if active else kinds.CONST_SCALAR
+    if rule.result == "array" and active:
+        return kinds.ARRAY
+    return kinds.ANY if active else kinds.CONST
+
+
+def _parameter_names(args):
+    params = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
+    return [p.id for p in params if p is not None]
+
+
+_MISSING = object()

@@ -1,0 +1,16 @@
+"""Derivative rules, one template per primitive, grouped by family.
+
+Importing this package registers them all. Each module reads like a table:
+the primitive, then the cotangent of each of its differentiable arguments. See
+`pullback.rules` for the template language.
+"""
+
+from . import (  # noqa: F401  (imported to register the rules)
+    nondifferentiable,
+    numpy_elementwise,
+    numpy_linalg,
+    numpy_reductions,
+    numpy_shape,
+    python_math,
+    python_operators,
+)

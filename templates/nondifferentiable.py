@@ -1,0 +1,29 @@
+"""Functions whose results carry no derivative: shapes, counts, tests, rounding."""
+
+import math
+import operator
+
+import numpy as np
+
+from pullback import cotangents
+from pullback.rules import nondifferentiable
+
+nondifferentiable(
+    # Python
+    len, range, isinstance, type, print, int, bool, str, round, id, hash, repr,
+    operator.not_, operator.invert, operator.floordiv, operator.and_, operator.or_,
+    operator.xor, operator.lshift, operator.rshift,
+    math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
+    math.copysign,
+    # NumPy
+    np.shape, np.ndim, np.size, np.ndarray.shape, np.ndarray.ndim, np.ndarray.size,
+    np.ndarray.dtype, np.zeros_like, np.ones_like, np.empty_like, np.sign, np.floor, np.ceil,
+    np.round, np.rint, np.trunc, np.floor_divide, np.argmax, np.argmin, np.argsort,
+    np.isnan, np.isinf, np.isfinite, np.allclose, np.isclose, np.array_equal, np.equal,
+    np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and,
+    np.logical_or, np.logical_not, np.any, np.all, np.ndarray.any, np.ndarray.all,
+    np.ndarray.argmax, np.ndarray.argmin,
+    # pullback's own masks and counts
+    cotangents.extremum_share, cotangents.tie_share, cotangents.within,
+    cotangents.reduced_size, cotangents.broadcast_axes, cotangents.normalize_axis,
+)

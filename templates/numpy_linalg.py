@@ -1,0 +1,18 @@
+"""Products: dot, matmul (`@` is in python_operators), outer."""
+
+import numpy as np
+
+from pullback.cotangents import dot_left, dot_right
+from pullback.rules import adjoint, d
+
+
+@adjoint(np.dot, np.ndarray.dot, result="array")
+def dot(z, a, b, out=None):
+    d[a] = dot_left(d[z], a, b)
+    d[b] = dot_right(d[z], a, b)
+
+
+@adjoint(np.outer, result="array")
+def outer(z, a, b, out=None):
+    d[a] = np.reshape(np.dot(d[z], np.ravel(b)), np.shape(a))
+    d[b] = np.reshape(np.dot(np.ravel(a), d[z]), np.shape(b))

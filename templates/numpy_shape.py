@@ -1,0 +1,56 @@
+"""Reshaping, transposing, joining and building arrays."""
+
+import numpy as np
+
+from pullback.cotangents import unarray, unconcatenate, unstack, untranspose
+from pullback.rules import adjoint, d
+
+
+@adjoint(np.reshape, result="array")
+def reshape(z, a, shape=None, order="C"):
+    d[a] = np.reshape(d[z], np.shape(a), order=order)
+
+
+@adjoint(np.ndarray.reshape, result="array")
+def reshape_method(z, a, *shape, order="C"):
+    d[a] = np.reshape(d[z], np.shape(a), order=order)
+
+
+@adjoint(np.transpose, result="array")
+def transpose(z, a, axes=None):
+    d[a] = untranspose(d[z], axes)
+
+
+@adjoint(np.ndarray.transpose, result="array")
+def transpose_method(z, a, *axes):
+    d[a] = untranspose(d[z], axes)
+
+
+@adjoint(np.ndarray.T, result="array")
+def T(z, a):
+    d[a] = np.transpose(d[z])
+
+
+@adjoint(np.expand_dims, result="array")
+def expand_dims(z, a, axis):
+    d[a] = np.reshape(d[z], np.shape(a))
+
+
+@adjoint(np.squeeze, np.ndarray.squeeze, result="array")
+def squeeze(z, a, axis=None):
+    d[a] = np.reshape(d[z], np.shape(a))
+
+
+@adjoint(np.concatenate, result="array")
+def concatenate(z, arrays, axis=0, out=None):
+    d[arrays] = unconcatenate(d[z], arrays, axis)
+
+
+@adjoint(np.stack, result="array")
+def stack(z, arrays, axis=0, out=None):
+    d[arrays] = unstack(d[z], arrays, axis)
+
+
+@adjoint(np.array, np.asarray, result="array")
+def array(z, object, dtype=None):
+    d[object] = unarray(d[z], object)
