@@ -200,7 +200,7 @@ def _check_differentiable(fn, args, positions):
     for i in positions:
         if not kinds.of_value(args[i]).active:
             raise TypeError(
-                f"grad of {fn.__qualname__} with respect to argument {i}, a "
+                f"grad of {fn.__qualname__} with respect to argument {i}, of type "
                 f"{type(args[i]).__name__}: only floats, complex numbers, inexact arrays "
                 "and containers of them have gradients (pullback.vjp gives ZERO for others)"
             )

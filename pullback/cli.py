@@ -1,6 +1,7 @@
 """The `pullback` command: print the derivative code of a function.
 
     pullback --show examples/quickstart.py:loss
+    pullback --show examples/quickstart.py:loss --wrt w
     pullback --show mypackage.model:loss --stage anf
 
 Errors are one line on stderr, with exit status 2.
@@ -8,6 +9,7 @@ Errors are one line on stderr, with exit status 2.
 
 import argparse
 import importlib
+import inspect
 import importlib.util
 import os
 import sys
@@ -22,7 +24,8 @@ def main(argv=None):
     options = parser.parse_args(argv)
     try:
         fn = load(options.show)
-        text = api.source(fn, stage=options.stage)
+        argnums = _positions(fn, options.wrt) if options.wrt else None
+        text = api.source(fn, stage=options.stage, argnums=argnums)
     except (LookupError, ImportError, OSError, SyntaxError, TransformError) as error:
         print(f"pullback: error: {_one_line(error)}", file=sys.stderr)
         return 2
@@ -48,7 +51,28 @@ def _parser():
         help="optimized: the code that runs (default); raw: before optimisation; "
         "anf: the function in A-normal form",
     )
+    parser.add_argument(
+        "--wrt",
+        metavar="ARGS",
+        help="differentiate only with respect to these parameters: names or positions, "
+        "comma-separated (default: all)",
+    )
     return parser
+
+
+def _positions(fn, wrt):
+    """Parameter positions from "w,2,b"-style text."""
+    params = list(inspect.signature(fn).parameters)
+    positions = []
+    for item in wrt.split(","):
+        item = item.strip()
+        if item.isdigit() and int(item) < len(params):
+            positions.append(int(item))
+        elif item in params:
+            positions.append(params.index(item))
+        else:
+            raise LookupError(f"{fn.__qualname__} has no parameter {item!r}")
+    return tuple(positions)
 
 
 def load(target):
@@ -86,5 +110,4 @@ def _load_file(path):
 
 
 def _one_line(error):
-    text = str(error) if not isinstance(error, FileNotFoundError) else str(error)
-    return " ".join(text.split())
+    return " ".join(str(error).split())

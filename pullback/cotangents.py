@@ -180,12 +180,12 @@ def unindex(g, x, index):
     """The cotangent of `x` from the cotangent `g` of `x[index]`.
 
     For arrays this scatters `g` into zeros, adding repeated indices; for
-    tuples, lists and dicts it puts `g` at `index` and `ZERO` elsewhere.
+    tuples, lists and dicts it puts `g` at `index` and `ZERO` at the other items.
     """
     if g is ZERO:
         return ZERO
     if isinstance(x, dict):
-        return {index: g}
+        return {k: g if k == index else ZERO for k in x}
     if isinstance(x, (tuple, list)):
         items = [ZERO] * len(x)
         if isinstance(index, slice):

@@ -62,13 +62,7 @@ def parse_function(fn):
       TransformError: when `fn` is not a Python function or its source cannot
         be read.
     """
-    if not isinstance(fn, types.FunctionType):
-        raise TransformError(
-            f"cannot differentiate {fn!r}: it is not a Python function with source code "
-            "(builtins and C functions need a derivative rule: see pullback.adjoint)",
-            construct=type(fn).__name__,
-        )
-    code = fn.__code__
+    code = python_function(fn).__code__
     lines = linecache.getlines(code.co_filename, fn.__globals__) or emit.source_lines(
         code.co_filename
     )
@@ -90,6 +84,17 @@ def parse_function(fn):
         annotations={},
     )
     return _as_function_def(node, origin), origin
+
+
+def python_function(fn):
+    """`fn` if it is a Python function, else a TransformError saying what to do."""
+    if not isinstance(fn, types.FunctionType):
+        raise TransformError(
+            f"cannot differentiate {fn!r}: it is not a Python function with source code "
+            "(builtins and C functions need a derivative rule: see pullback.adjoint)",
+            construct=type(fn).__name__,
+        )
+    return fn
 
 
 def _module_tree(filename, lines):

@@ -575,10 +575,10 @@ class _Reverse:
 
     def shape_of(self, atom):
         """A token shared by atoms known to have the same shape ("scalar"), or None."""
-        if isinstance(atom, nodes.Name):
-            return self.shapes.get(atom.id)
         if self.kind_of(atom).shape == "scalar":
             return "scalar"
+        if isinstance(atom, nodes.Name):
+            return self.shapes.get(atom.id)
         return None
 
     def result_shape(self, rule, target, args):

@@ -285,6 +285,8 @@ class _Substituter(nodes.NodeTransformer):
             node.keywords
         ):
             return _constant_or(node, lambda: fn(*[a.value for a in node.args]))
+        if getattr(fn, "__module__", None) == cotangents.__name__:
+            node.args = _without_default_tail(fn, node.args)
         return node
 
     def is_scalar_reduction(self, fn, args):
@@ -337,6 +339,19 @@ class _Substituter(nodes.NodeTransformer):
         for attr in attrs:
             obj = getattr(obj, attr, None)
         return obj
+
+
+def _without_default_tail(fn, args):
+    """`args` without the trailing constants that equal `fn`'s defaults."""
+    params = list(inspect.signature(fn).parameters.values())
+    args = list(args)
+    while args and len(args) <= len(params):
+        last, param = args[-1], params[len(args) - 1]
+        if not (isinstance(last, nodes.Constant) and param.default is not param.empty
+                and type(last.value) is type(param.default) and last.value == param.default):
+            break
+        args.pop()
+    return args
 
 
 def _is_pure(fn):

@@ -85,7 +85,7 @@ def derivative(fn, param_kinds):
 
 def forward_function(fn, param_kinds):
     """`fn`'s forward function for parameters of kinds `param_kinds` (cached)."""
-    return _forward_cell(fn, param_kinds).cell_contents
+    return _forward_cell(parse.python_function(fn), param_kinds).cell_contents
 
 
 def _forward_cell(fn, param_kinds):

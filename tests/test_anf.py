@@ -1,0 +1,183 @@
+"""A-normal form: exact output for small functions, and the contract on a corpus."""
+
+import inspect
+import textwrap
+
+import pytest
+
+import pullback
+from pullback import anf, parse
+from pullback.errors import TransformError
+
+import test_calls
+import test_primitives
+
+
+def normalise(fn):
+    tree, origin = parse.parse_function(fn)
+    return anf.to_anf(tree, origin)
+
+
+def anf_text(fn):
+    return pullback.source(fn, stage="anf")
+
+
+def example(a, b):
+    return (a + b) * b
+
+
+def augmented(x, y):
+    x += y
+    x *= 2.0
+    return x
+
+
+def targets(x):
+    a = b = x * 2.0
+    c, (d, e) = a, (b, x)
+    return c * d * e
+
+
+def chained(x, y):
+    return 0.0 < x < y
+
+
+def boolean(x, y):
+    return x and y or -x
+
+
+def choose(x):
+    return x if x > 0 else -x
+
+
+def early(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def annotated(x: float) -> float:
+    y: float = x * 2.0
+    return y
+
+
+GOLDEN = [
+    (example, """
+        def example(a, b):
+            # test_anf.py:{1}: return (a + b) * b
+            a_plus_b = a + b
+            out = a_plus_b * b
+            return out
+    """),
+    (augmented, """
+        def augmented(x, y):
+            # test_anf.py:{1}: x += y
+            x_1 = x + y
+            # test_anf.py:{2}: x *= 2.0
+            x_2 = x_1 * 2.0
+            # test_anf.py:{3}: return x
+            return x_2
+    """),
+    (targets, """
+        def targets(x):
+            # test_anf.py:{1}: a = b = x * 2.0
+            x_times_2_0 = x * 2.0
+            a = x_times_2_0
+            b = x_times_2_0
+            # test_anf.py:{2}: c, (d, e) = a, (b, x)
+            items = (b, x)
+            c = a
+            d, e = items
+            # test_anf.py:{3}: return c * d * e
+            c_times_d = c * d
+            out = c_times_d * e
+            return out
+    """),
+    (chained, """
+        def chained(x, y):
+            # test_anf.py:{1}: return 0.0 < x < y
+            cond = 0.0 < x
+            if cond:
+                out = x < y
+            else:
+                out = cond
+            return out
+    """),
+    (boolean, """
+        def boolean(x, y):
+            # test_anf.py:{1}: return x and y or -x
+            if x:
+                choice = y
+            else:
+                choice = x
+            if choice:
+                out = choice
+            else:
+                out = -x
+            return out
+    """),
+    (choose, """
+        def choose(x):
+            # test_anf.py:{1}: return x if x > 0 else -x
+            cond = x > 0
+            if cond:
+                out = x
+            else:
+                out = -x
+            return out
+    """),
+    (early, """
+        def early(x):
+            # test_anf.py:{1}: if x > 0
+            cond = x > 0
+            if cond:
+                # test_anf.py:{2}: return x
+                out = x
+            else:
+                # test_anf.py:{3}: return -x
+                out = -x
+            return out
+    """),
+    (annotated, """
+        def annotated(x):
+            # test_anf.py:{1}: y: float = x * 2.0
+            y = x * 2.0
+            # test_anf.py:{2}: return y
+            return y
+    """),
+]
+
+
+@pytest.mark.parametrize("fn, expected", GOLDEN, ids=[g[0].__name__ for g in GOLDEN])
+def test_golden(fn, expected):
+    first = fn.__code__.co_firstlineno
+    lines = [first + offset for offset in range(10)]
+    assert anf_text(fn) == textwrap.dedent(expected).lstrip("\n").format(*lines)
+
+
+def corpus():
+    """Every function the test suite differentiates."""
+    functions = [fn for fn, _ in GOLDEN]
+    functions += [row[1] for row in test_primitives.TABLE]
+    functions += [row[1] for row in test_calls.CASES]
+    functions += [obj for obj in vars(test_calls).values()
+                  if inspect.isfunction(obj) and obj.__module__ == "test_calls"
+                  and not obj.__name__.startswith("test_")]
+    return [fn for fn in functions if inspect.isfunction(fn)]
+
+
+@pytest.mark.parametrize("fn", corpus(), ids=lambda fn: fn.__qualname__)
+def test_contract_holds_on_the_corpus(fn):
+    anf.check_anf(normalise(fn))
+
+
+def test_single_assignment():
+    tree = normalise(test_calls.shadowing)
+    assigned = [node.targets[0].id for node in tree.body if hasattr(node, "targets")]
+    assert len(assigned) == len(set(assigned))
+
+
+def test_the_validator_rejects_nested_expressions():
+    tree, _ = parse.parse_function(example)
+    with pytest.raises(TransformError, match="expected an atom"):
+        anf.check_anf(tree)

@@ -1,0 +1,148 @@
+"""The public API: vjp, grad, value_and_grad, differentiable; values and their types."""
+
+import numpy as np
+import pytest
+
+import pullback
+
+
+def product(a, b):
+    return a * b
+
+
+def scaled_sum(x, y, scale=2.0):
+    return np.sum(x * y) * scale
+
+
+def structured(p, x):
+    return p[0] * x + p[1] ** 2
+
+
+def constant_in_x(x, y):
+    return y * 3.0
+
+
+def vector_out(x):
+    return x * 2.0
+
+
+def int_out(x):
+    return 1
+
+
+def test_vjp_returns_value_and_one_cotangent_per_argument():
+    out, back = pullback.vjp(product, 3.0, 4.0)
+    assert out == 12.0
+    assert back(1.0) == (4.0, 3.0)
+    assert back(2.0) == (8.0, 6.0)
+
+
+def test_vjp_of_a_vector_output():
+    x = np.array([1.0, 2.0, 3.0])
+    out, back = pullback.vjp(vector_out, x)
+    np.testing.assert_allclose(back(np.array([1.0, 0.0, 2.0]))[0], [2.0, 0.0, 4.0])
+
+
+def test_vjp_pullback_can_be_called_again():
+    _, back = pullback.vjp(product, 3.0, 4.0)
+    assert back(1.0) == back(1.0)
+
+
+def test_grad_of_floats_is_a_float():
+    g = pullback.grad(product)(3.0, 4.0)
+    assert type(g) is float and g == 4.0
+
+
+def test_grad_keeps_numpy_scalar_types():
+    g = pullback.grad(lambda x: x * x)(np.float32(3.0))
+    assert type(g) is np.float32 and g == 6.0
+
+
+def test_grad_of_an_array_has_its_shape_and_dtype():
+    x = np.ones((2, 3), dtype=np.float32)
+    g = pullback.grad(lambda x: np.sum(x * x))(x)
+    assert g.shape == (2, 3) and g.dtype == np.float32 and g.flags.writeable
+    np.testing.assert_allclose(g, 2.0)
+
+
+def test_argnums_tuple():
+    assert pullback.grad(product, argnums=(0, 1))(3.0, 4.0) == (4.0, 3.0)
+    assert pullback.grad(product, argnums=1)(3.0, 4.0) == 3.0
+
+
+def test_value_and_grad():
+    x, y = np.arange(3.0), np.ones(3)
+    value, g = pullback.value_and_grad(scaled_sum, argnums=1)(x, y)
+    assert value == 6.0
+    np.testing.assert_allclose(g, 2.0 * x)
+
+
+def test_keyword_arguments_pass_through_as_constants():
+    x, y = np.arange(3.0), np.ones(3)
+    np.testing.assert_allclose(pullback.grad(scaled_sum)(x, y, scale=5.0), 5.0 * y)
+
+
+def test_structured_arguments_get_structured_cotangents():
+    p = (2.0, 3)
+    out, back = pullback.vjp(structured, p, 1.5)
+    (dp, dx) = back(1.0)
+    assert dp == (1.5, pullback.ZERO) and dx == 2.0
+
+
+def test_dict_arguments():
+    params = {"w": np.array([1.0, 2.0]), "b": 0.5}
+    g = pullback.grad(lambda p: np.sum(p["w"] ** 2) + p["b"])(params)
+    assert set(g) == {"w", "b"} and g["b"] == 1.0
+    np.testing.assert_allclose(g["w"], [2.0, 4.0])
+
+
+def test_unused_argument_gets_zeros_of_its_shape():
+    assert pullback.grad(constant_in_x)(np.ones(2), 1.0).tolist() == [0.0, 0.0]
+    assert pullback.grad(constant_in_x, argnums=1)(np.ones(2), 1.0) == 3.0
+
+
+def test_vjp_gives_symbolic_zero_for_non_differentiable_arguments():
+    _, back = pullback.vjp(lambda x, n: x ** n, 2.0, 3)
+    assert back(1.0) == (12.0, pullback.ZERO)
+
+
+def test_differentiable_decorator_keeps_the_function():
+    @pullback.differentiable
+    def cube(x):
+        return x * x * x
+
+    assert cube(2.0) == 8.0
+    assert pullback.grad(cube)(2.0) == 12.0
+
+
+def test_primitives_can_be_differentiated_directly():
+    assert pullback.grad(np.sin)(0.0) == 1.0
+    np.testing.assert_allclose(pullback.vjp(np.multiply, 2.0, 3.0)[1](1.0), (3.0, 2.0))
+
+
+def test_grad_of_a_vector_output_points_to_vjp():
+    with pytest.raises(TypeError, match="pullback.vjp"):
+        pullback.grad(vector_out)(np.ones(3))
+
+
+def test_grad_of_an_integer_output_points_to_vjp():
+    with pytest.raises(TypeError, match="real scalar"):
+        pullback.grad(int_out)(1.0)
+
+
+def test_grad_with_respect_to_an_int_refuses():
+    with pytest.raises(TypeError, match="argument 1, of type int"):
+        pullback.grad(lambda x, n: x ** n, argnums=1)(2.0, 3)
+
+
+def test_argnums_out_of_range():
+    with pytest.raises(ValueError, match="out of range"):
+        pullback.grad(product, argnums=2)(1.0, 2.0)
+
+
+def test_zero_is_a_singleton_that_absorbs_linear_operations():
+    zero = pullback.ZERO
+    assert zero * 3.0 is zero and np.ones(2) * zero is zero and zero + 2.0 == 2.0
+    assert np.sum(zero, axis=0) is zero and zero[1] is zero and not zero
+    with pytest.raises(TypeError, match="not linear"):
+        np.exp(zero)

@@ -1,0 +1,217 @@
+"""Calls between user functions, recursion, conditionals, containers, kinds."""
+
+import math
+
+import numpy as np
+import pytest
+
+import pullback
+from pullback.testing import check_grads
+
+rng = np.random.default_rng(1)
+SCALE = 2.0
+triple = lambda u: u * 3.0  # noqa: E731  (a lambda passed as a value)
+
+
+def square(u):
+    return u * u
+
+
+def affine(x, w=2.0, b=0.5):
+    return w * x + b
+
+
+def poly(x, c):
+    return square(x) * c + square(c)
+
+
+def keywords(x, y):
+    return affine(x, b=y, w=y * 3.0) + affine(y)
+
+
+def pair(x):
+    return (x, 2 * x)
+
+
+def unpack_result(x):
+    a, b = pair(x)
+    return a * b
+
+
+def power(x, n):
+    if n == 0:
+        return 1.0
+    return x * power(x, n - 1)
+
+
+def is_even_power(x, n):
+    if n == 0:
+        return x
+    return is_odd_power(x * 1.1, n - 1)
+
+
+def is_odd_power(x, n):
+    return is_even_power(x * x, n)
+
+
+def tree_sum(t):
+    if isinstance(t, tuple):
+        return tree_sum(t[0]) * tree_sum(t[1])
+    return math.sin(t)
+
+
+def apply(g, x):
+    return g(x) * x
+
+
+def apply_primitive(g, x):
+    return np.sum(g(x))
+
+
+def branches(x, y):
+    if x > y:
+        z = x * y
+    elif x > 0:
+        z = x + y
+    else:
+        z = -x
+    return z * z
+
+
+def conditional_expressions(x, y):
+    w = x if x > y else y * 2.0
+    v = (x > 0 and y) or x
+    return w * v
+
+
+def chained(x):
+    return x * 3.0 if 0.0 < x < 2.0 else x * x
+
+
+def early_return(x):
+    if x < 0:
+        return -x
+    y = x * 2.0
+    if y > 3.0:
+        return y * y
+    return y
+
+
+def shadowing(x):
+    x = np.sin(x)
+    x = x * x
+    x += 1.0
+    return x
+
+
+def swap(a, b):
+    a, b = b, a * b
+    return a / b
+
+
+def nested_unpack(p):
+    (a, b), c = p
+    return a * b + c
+
+
+def build_and_read(x, y):
+    t = (x, y, 3)
+    d = {"x": x, "xy": x * y}
+    lst = [t[0], d["xy"]]
+    return lst[0] * lst[1] + t[1] * t[2]
+
+
+def returns_tuple(x, y):
+    return x * y, np.sin(x)
+
+
+def global_scale(x):
+    return SCALE * x
+
+
+def uses_dict_params(params, x):
+    h = np.tanh(params["W"] @ x + params["b"])
+    return np.sum(h ** 2)
+
+
+def integer_loop_free(x, n):
+    m = n * 2 + 1
+    return x ** m
+
+
+def walrus(x):
+    return (y := x * 2.0) * y
+
+
+CASES = [
+    ("poly", poly, (1.5, 0.7)),
+    ("keywords_and_defaults", keywords, (1.5, 0.7)),
+    ("unpack_result", unpack_result, (1.5,)),
+    ("recursion", power, (1.3, 5)),
+    ("mutual_recursion", is_even_power, (1.3, 3)),
+    ("recursive_tree", tree_sum, (((0.3, 0.5), (0.7, (1.1, 0.2))),)),
+    ("dynamic_callee", lambda x: apply(square, x), (1.3,)),
+    ("dynamic_primitive", lambda x: apply_primitive(np.tanh, x), (rng.standard_normal(3),)),
+    ("dynamic_lambda", lambda x: apply(triple, x), (1.3,)),
+    ("if_first", branches, (1.5, 0.7)),
+    ("if_elif", branches, (0.5, 0.7)),
+    ("if_else", branches, (-1.5, 0.7)),
+    ("ifexp_and_or", conditional_expressions, (1.5, 0.7)),
+    ("ifexp_and_or_other", conditional_expressions, (-1.5, 0.7)),
+    ("chained_inside", chained, (1.5,)),
+    ("chained_outside", chained, (2.5,)),
+    ("early_return_negative", early_return, (-1.5,)),
+    ("early_return_big", early_return, (2.5,)),
+    ("early_return_small", early_return, (1.2,)),
+    ("shadowing", shadowing, (rng.standard_normal(3),)),
+    ("swap", swap, (1.5, 0.7)),
+    ("nested_unpack", nested_unpack, (((1.5, 0.7), 2.0),)),
+    ("build_and_read", build_and_read, (1.5, 0.7)),
+    ("returns_tuple", returns_tuple, (1.5, 0.7)),
+    ("global_scale", global_scale, (1.5,)),
+    ("dict_params", uses_dict_params,
+     ({"W": rng.standard_normal((3, 4)), "b": rng.standard_normal(3)}, rng.standard_normal(4))),
+    ("integer_arguments", integer_loop_free, (1.3, 2)),
+    ("walrus", walrus, (1.3,)),
+]
+
+
+@pytest.mark.parametrize("name, fn, args", CASES, ids=[c[0] for c in CASES])
+def test_gradient(name, fn, args):
+    check_grads(fn, args)
+
+
+def test_recursion_value():
+    assert pullback.grad(power)(1.3, 5) == pytest.approx(5 * 1.3 ** 4)
+
+
+def test_globals_are_read_live():
+    global SCALE
+    assert pullback.grad(global_scale)(1.0) == 2.0
+    SCALE = 3.0
+    try:
+        assert pullback.grad(global_scale)(1.0) == 3.0
+    finally:
+        SCALE = 2.0
+triple = lambda u: u * 3.0  # noqa: E731  (a lambda passed as a value)
+
+
+def test_integer_arguments_get_no_cotangent_code():
+    text = pullback.source(integer_loop_free, 1.3, 2)
+    assert "dn" not in text and "dm" not in text
+    assert pullback.vjp(integer_loop_free, 1.3, 2)[1](1.0)[1] is pullback.ZERO
+
+
+def test_argnums_restricts_the_generated_code():
+    text = pullback.source(uses_dict_params, {"W": np.eye(2), "b": np.zeros(2)}, np.ones(2),
+                           argnums=0)
+    assert "dx" not in text
+
+
+def test_transformed_once_per_kinds():
+    from pullback import transform
+
+    pullback.grad(poly)(1.0, 2.0)
+    before = len(transform._DERIVATIVES)
+    pullback.grad(poly)(3.0, 4.0)
+    assert len(transform._DERIVATIVES) == before
