@@ -6,16 +6,18 @@ applies reverse-mode rules that build one pullback closure per function
 `pullback.source(f)` shows that code.
 """
 
-from . import templates  # noqa: F401  (registers the derivative rules)
-from . import testing  # noqa: F401
+from . import (
+    templates,  # noqa: F401  (registers the derivative rules)
+    testing,
+)
 from .api import differentiable, grad, source, value_and_grad, vjp
 from .cotangents import ZERO
 from .errors import TransformError
 from .rules import adjoint, d, nondifferentiable
 
 __all__ = [
-    "TransformError",
     "ZERO",
+    "TransformError",
     "adjoint",
     "d",
     "differentiable",

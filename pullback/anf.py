@@ -287,10 +287,7 @@ class _Normalizer:
         if _is_conditional(value):
             self.conditional(value, name)
             return
-        if self.is_atomic(value):
-            value = self.atom(value)
-        else:
-            value = self.flatten(value)
+        value = self.atom(value) if self.is_atomic(value) else self.flatten(value)
         self.emit(nodes.assign(name, value, self.lineno))
 
     def is_atomic(self, expr):

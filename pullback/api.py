@@ -160,7 +160,7 @@ def _display_kinds(fn, args, argnums):
     active = {params[i] for i in positions}
     if args:
         return transform.param_kinds(fn, args, {}, active)
-    tree, origin = parse.parse_function(fn)
+    _, origin = parse.parse_function(fn)
     return {
         p: kinds.of_annotation(_evaluate(origin.annotations.get(p), origin), kinds.ARRAY)
         if p in active else kinds.CONST
@@ -174,7 +174,7 @@ def _evaluate(annotation, origin):
     text = emit.unparse(annotation)
     try:
         return eval(text, dict(origin.globals))
-    except Exception:
+    except (NameError, AttributeError, SyntaxError, TypeError):
         return None
 
 

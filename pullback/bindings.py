@@ -17,7 +17,7 @@ class Bindings:
 
     Args:
       namer: the function's `naming.Namer` (it knows every user name).
-      code: the user function's code object, or None for rules.
+      code: the user function's code object.
       user_globals: the user function's globals.
     """
 
@@ -25,7 +25,7 @@ class Bindings:
         self.namer = namer
         self.cells = {}
         self._by_identity = {}
-        self._locals = set(code.co_varnames + code.co_cellvars + code.co_freevars) if code else set()
+        self._locals = set(code.co_varnames + code.co_cellvars + code.co_freevars)
         self._globals = user_globals
 
     def object(self, name, obj):

@@ -9,8 +9,8 @@ Errors are one line on stderr, with exit status 2.
 
 import argparse
 import importlib
-import inspect
 import importlib.util
+import inspect
 import os
 import sys
 

@@ -8,7 +8,6 @@ absorbed in this file alone.
 import copy
 
 import gast
-
 from gast import (  # noqa: F401  (re-exported node classes)
     AST,
     Add,
@@ -75,8 +74,8 @@ from gast import (  # noqa: F401  (re-exported node classes)
     Subscript,
     Tuple,
     UAdd,
-    USub,
     UnaryOp,
+    USub,
     arguments,
     keyword,
 )

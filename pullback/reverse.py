@@ -32,6 +32,7 @@ import numpy as np
 from . import cotangents, kinds, nodes, rules
 from .errors import TransformError
 
+
 @dataclasses.dataclass
 class Result:
     """What `reverse` produces.
@@ -209,7 +210,8 @@ class _Reverse:
     def operation(self, target, value, stmt):
         """BinOp, UnaryOp, Compare, Attribute and Subscript: primitives by table."""
         if isinstance(value, nodes.BinOp):
-            return self.primitive(target, rules.BINARY[type(value.op)], [value.left, value.right], [])
+            operator_ = rules.BINARY[type(value.op)]
+            return self.primitive(target, operator_, [value.left, value.right], [])
         if isinstance(value, nodes.UnaryOp):
             return self.primitive(target, rules.UNARY[type(value.op)], [value.operand], [])
         if isinstance(value, nodes.Attribute):
@@ -320,10 +322,9 @@ class _Reverse:
         except TypeError as error:
             raise self.error(f"calling {fn.__qualname__}: {error}", fn.__qualname__) from None
         params = list(signature.parameters)
-        for name, param in signature.parameters.items():
-            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-                raise self.error(f"calling {fn.__qualname__}, which takes *args or **kwargs",
-                                 "*args")
+        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
+            raise self.error(f"calling {fn.__qualname__}, which takes *args or **kwargs: "
+                             "not yet supported", "*args")
         arguments = [bound.arguments.get(p) for p in params]
         callee = self.resolve(fn, {p: self.kind_of(a) if a is not None else kinds.CONST
                                    for p, a in zip(params, arguments)})

@@ -374,7 +374,7 @@ def _constant_or(node, compute):
     """A Constant holding `compute()` when it is a plain number, else `node`."""
     try:
         value = compute()
-    except Exception:
+    except (ArithmeticError, ValueError, TypeError):
         return node
     if isinstance(value, (bool, int, float)):
         return nodes.constant(value)

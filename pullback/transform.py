@@ -106,7 +106,7 @@ def _empty_cell(fn, param_kinds):
 
 def _is_empty(cell):
     try:
-        cell.cell_contents
+        _ = cell.cell_contents
     except ValueError:
         return True
     return False
@@ -176,24 +176,12 @@ def param_kinds(fn, args, kwargs, active=None):
     Raises:
       TypeError: when the arguments do not fit `fn`'s signature.
     """
-    bound = _signature(fn).bind(*args, **kwargs)
+    bound = inspect.signature(fn).bind(*args, **kwargs)
     result = {}
     for name, value in bound.arguments.items():
         kind = kinds.of_value(value)
         result[name] = kind if active is None or name in active else kinds.CONST
     return result
-
-
-def _signature(fn):
-    try:
-        return fn.__pullback_signature__
-    except AttributeError:
-        signature = inspect.signature(fn)
-        try:
-            fn.__pullback_signature__ = signature
-        except AttributeError:
-            pass
-        return signature
 
 
 # -- calls resolved at run time ---------------------------------------------------

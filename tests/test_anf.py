@@ -6,11 +6,10 @@ import textwrap
 import pytest
 
 import pullback
-from pullback import anf, parse
-from pullback.errors import TransformError
-
 import test_calls
 import test_primitives
+from pullback import anf, parse
+from pullback.errors import TransformError
 
 
 def normalise(fn):
@@ -43,7 +42,7 @@ def chained(x, y):
 
 
 def boolean(x, y):
-    return x and y or -x
+    return (x and y) or -x
 
 
 def choose(x):
@@ -105,7 +104,7 @@ GOLDEN = [
     """),
     (boolean, """
         def boolean(x, y):
-            # test_anf.py:{1}: return x and y or -x
+            # test_anf.py:{1}: return (x and y) or -x
             if x:
                 choice = y
             else:

@@ -39,7 +39,7 @@ def test_vjp_returns_value_and_one_cotangent_per_argument():
 
 def test_vjp_of_a_vector_output():
     x = np.array([1.0, 2.0, 3.0])
-    out, back = pullback.vjp(vector_out, x)
+    _, back = pullback.vjp(vector_out, x)
     np.testing.assert_allclose(back(np.array([1.0, 0.0, 2.0]))[0], [2.0, 0.0, 4.0])
 
 
@@ -84,7 +84,7 @@ def test_keyword_arguments_pass_through_as_constants():
 
 def test_structured_arguments_get_structured_cotangents():
     p = (2.0, 3)
-    out, back = pullback.vjp(structured, p, 1.5)
+    _, back = pullback.vjp(structured, p, 1.5)
     (dp, dx) = back(1.0)
     assert dp == (1.5, pullback.ZERO) and dx == 2.0
 

@@ -10,7 +10,7 @@ from pullback.testing import check_grads
 
 rng = np.random.default_rng(1)
 SCALE = 2.0
-triple = lambda u: u * 3.0  # noqa: E731  (a lambda passed as a value)
+triple = lambda u: u * 3.0
 
 
 def square(u):
@@ -193,7 +193,7 @@ def test_globals_are_read_live():
         assert pullback.grad(global_scale)(1.0) == 3.0
     finally:
         SCALE = 2.0
-triple = lambda u: u * 3.0  # noqa: E731  (a lambda passed as a value)
+triple = lambda u: u * 3.0
 
 
 def test_integer_arguments_get_no_cotangent_code():

@@ -26,6 +26,11 @@ def unit(*shape):
     return rng.uniform(-0.9, 0.9, shape)
 
 
+def weights(*shape):
+    """Distinct constant weights, so a wrong permutation changes the result."""
+    return np.arange(np.prod(shape, dtype=int), dtype=float).reshape(shape)
+
+
 def distinct(*shape):
     """Values far enough apart that max/min/clip/abs are smooth nearby."""
     return rng.permutation(np.arange(np.prod(shape, dtype=int)) * 0.37 - 1.1).reshape(shape)
@@ -101,8 +106,10 @@ ELEMENTWISE = [(name, fn, (arg,)) for name, fn, arg in ELEMENTWISE] + [
     ("np_sign_is_constant", lambda x: np.sum(np.sign(x) * x), (distinct(4),)),
     ("np_power", lambda x, y: np.sum(np.power(x, y)), (positive(2, 3), normal(3))),
     ("np_power_constant", lambda x: np.sum(np.power(x, 3)), (normal(2, 3),)),
-    ("np_maximum", lambda x, y: np.sum(np.maximum(x, y) ** 2), (distinct(3, 4), distinct(4) + 0.1)),
-    ("np_minimum", lambda x, y: np.sum(np.minimum(x, y) ** 2), (distinct(3, 4), distinct(3, 1) + 0.1)),
+    ("np_maximum", lambda x, y: np.sum(np.maximum(x, y) ** 2),
+     (distinct(3, 4), distinct(4) + 0.1)),
+    ("np_minimum", lambda x, y: np.sum(np.minimum(x, y) ** 2),
+     (distinct(3, 4), distinct(3, 1) + 0.1)),
     ("np_maximum_scalar", lambda x: np.sum(np.maximum(x, 0.05) ** 2), (distinct(6),)),
     ("np_where", lambda c, x, y: np.sum(np.where(c, x, y) ** 2),
      (distinct(3, 4) > 0, normal(3, 4), normal(4))),
@@ -111,8 +118,10 @@ ELEMENTWISE = [(name, fn, (arg,)) for name, fn, arg in ELEMENTWISE] + [
     ("np_clip_upper_only", lambda x: np.sum(np.clip(x, None, 0.5) ** 2), (distinct(7),)),
     ("np_clip_array_bounds", lambda x, lo: np.sum(np.clip(x, lo, 1.0) ** 2),
      (distinct(3, 4), distinct(4) * 0.1 + 0.013)),
-    ("np_add_function", lambda x, y: np.sum(np.add(x, y) * np.subtract(x, y)), (normal(3), normal(2, 3))),
-    ("np_multiply_divide", lambda x, y: np.sum(np.divide(np.multiply(x, y), y + 3.0)), (normal(3), positive(3))),
+    ("np_add_function", lambda x, y: np.sum(np.add(x, y) * np.subtract(x, y)),
+     (normal(3), normal(2, 3))),
+    ("np_multiply_divide", lambda x, y: np.sum(np.divide(np.multiply(x, y), y + 3.0)),
+     (normal(3), positive(3))),
 ]
 
 REDUCTION_CASES = [
@@ -139,7 +148,8 @@ REDUCTIONS = [
     ("prod_method", lambda x: x.prod(), (normal(4),)),
     ("max_method", lambda x: np.sum(x.max(axis=1) ** 2), (distinct(3, 4),)),
     ("min_method", lambda x: np.sum(x.min(0) ** 2), (distinct(3, 4),)),
-    ("prod_with_zero", lambda x: np.sum(np.prod(x, axis=1)), (np.array([[0.0, 2.0, 3.0], [1.5, 0.5, 2.0]]),)),
+    ("prod_with_zero", lambda x: np.sum(np.prod(x, axis=1)),
+     (np.array([[0.0, 2.0, 3.0], [1.5, 0.5, 2.0]]),)),
     ("max_ties_split", lambda x: np.max(x) * 3.0, (np.array([1.0, 2.0, 2.0, 0.5]),)),
 ]
 
@@ -152,30 +162,30 @@ PRODUCTS_AND_SHAPES = [
     ("dot_method", lambda a, b: np.sum(np.sin(a.dot(b))), (normal(3, 4), normal(4, 2))),
     ("outer", lambda a, b: np.sum(np.sin(np.outer(a, b))), (normal(3), normal(4))),
     ("outer_flattens", lambda a, b: np.sum(np.sin(np.outer(a, b))), (normal(2, 2), normal(3))),
-    ("reshape", lambda x: np.sum(np.sin(np.reshape(x, (4, 3))) * np.arange(12.0).reshape(4, 3)),
-     (normal(3, 4),)),
-    ("reshape_minus_one", lambda x: np.sum(np.reshape(x, (-1,)) * np.arange(12.0)), (normal(3, 4),)),
-    ("reshape_method_args", lambda x: np.sum(np.sin(x.reshape(2, 6)) * np.arange(12.0).reshape(2, 6)),
+    ("reshape", lambda x: np.sum(np.sin(np.reshape(x, (4, 3))) * weights(4, 3)), (normal(3, 4),)),
+    ("reshape_minus_one", lambda x: np.sum(np.reshape(x, (-1,)) * weights(12)), (normal(3, 4),)),
+    ("reshape_method_args", lambda x: np.sum(np.sin(x.reshape(2, 6)) * weights(2, 6)),
      (normal(3, 4),)),
     ("reshape_method_tuple", lambda x: np.sum(np.sin(x.reshape((6, 2)))), (normal(3, 4),)),
-    ("reshape_order_f", lambda x: np.sum(np.reshape(x, (4, 3), order="F") * np.arange(12.0).reshape(4, 3)),
+    ("reshape_order_f", lambda x: np.sum(np.reshape(x, (4, 3), order="F") * weights(4, 3)),
      (normal(3, 4),)),
-    ("transpose", lambda x: np.sum(np.transpose(x) * np.arange(12.0).reshape(4, 3)), (normal(3, 4),)),
-    ("transpose_axes", lambda x: np.sum(np.sin(np.transpose(x, (2, 0, 1))) * np.arange(24.0).reshape(4, 2, 3)),
+    ("transpose", lambda x: np.sum(np.transpose(x) * weights(4, 3)), (normal(3, 4),)),
+    ("transpose_axes", lambda x: np.sum(np.sin(np.transpose(x, (2, 0, 1))) * weights(4, 2, 3)),
      (normal(2, 3, 4),)),
-    ("transpose_method", lambda x: np.sum(x.transpose(1, 0, 2) * np.arange(24.0).reshape(3, 2, 4)),
+    ("transpose_method", lambda x: np.sum(x.transpose(1, 0, 2) * weights(3, 2, 4)),
      (normal(2, 3, 4),)),
-    ("T", lambda x: np.sum(x.T * np.arange(12.0).reshape(4, 3)), (normal(3, 4),)),
+    ("T", lambda x: np.sum(x.T * weights(4, 3)), (normal(3, 4),)),
     ("expand_dims", lambda x: np.sum(np.expand_dims(x, 1) * np.ones((3, 2, 4))), (normal(3, 4),)),
     ("squeeze", lambda x: np.sum(np.squeeze(x) * np.arange(4.0)), (normal(1, 4, 1),)),
     ("squeeze_method", lambda x: np.sum(x.squeeze(0) * np.arange(4.0)), (normal(1, 4),)),
-    ("concatenate", lambda a, b: np.sum(np.concatenate([a, b]) * np.arange(5.0)), (normal(2), normal(3))),
+    ("concatenate", lambda a, b: np.sum(np.concatenate([a, b]) * weights(5)),
+     (normal(2), normal(3))),
     ("concatenate_axis1", lambda a, b: np.sum(np.sin(np.concatenate((a, b), axis=1))),
      (normal(2, 3), normal(2, 1))),
     ("concatenate_flat", lambda a, b: np.sum(np.sin(np.concatenate([a, b], axis=None))),
      (normal(2, 3), normal(4))),
     ("stack", lambda a, b: np.sum(np.sin(np.stack([a, b * 2.0]))), (normal(3), normal(3))),
-    ("stack_axis1", lambda a, b: np.sum(np.stack([a, b], axis=1) * np.arange(12.0).reshape(2, 2, 3)),
+    ("stack_axis1", lambda a, b: np.sum(np.stack([a, b], axis=1) * weights(2, 2, 3)),
      (normal(2, 3), normal(2, 3))),
     ("array_of_scalars", lambda x, y: np.sum(np.sin(np.array([x, y, x * y]))), (0.7, -1.2)),
     ("array_nested", lambda x, y: np.sum(np.sin(np.array([[x, y], [y, 1.0]]))), (0.7, -1.2)),
@@ -188,7 +198,7 @@ INDEXING = [
     ("index_element", lambda x: x[1, 2] ** 2, (normal(3, 4),)),
     ("slice", lambda x: np.sum(np.sin(x[1:4])), (normal(6),)),
     ("slice_step", lambda x: np.sum(np.sin(x[::2])), (normal(7),)),
-    ("slice_negative_step", lambda x: np.sum(x[::-1] * np.arange(5.0)), (normal(5),)),
+    ("slice_negative_step", lambda x: np.sum(x[::-1] * weights(5)), (normal(5),)),
     ("slice_2d", lambda x: np.sum(np.sin(x[1:, :2])), (normal(3, 4),)),
     ("ellipsis", lambda x: np.sum(np.sin(x[..., 0])), (normal(2, 3, 4),)),
     ("newaxis", lambda x: np.sum(x[:, None] * np.ones((3, 2))), (normal(3),)),

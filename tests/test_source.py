@@ -95,7 +95,8 @@ def test_stages():
 
 
 def test_generated_code_is_in_linecache_and_inspect():
-    forward = transform.forward_function(f, {"a": pullback.kinds.SCALAR, "b": pullback.kinds.SCALAR})
+    scalars = {"a": pullback.kinds.SCALAR, "b": pullback.kinds.SCALAR}
+    forward = transform.forward_function(f, scalars)
     text = inspect.getsource(forward)
     assert text.lstrip().startswith("def f_fwd(a, b):")
     filename = forward.__code__.co_filename
@@ -104,9 +105,8 @@ def test_generated_code_is_in_linecache_and_inspect():
 
 def test_traceback_shows_the_generated_line_and_its_origin():
     _, back = pullback.vjp(breaks, np.array([0.0, 2.0]))
-    with np.errstate(divide="raise"):
-        with pytest.raises(FloatingPointError) as caught:
-            back(1.0)
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError) as caught:
+        back(1.0)
     text = "".join(traceback.format_exception(caught.value))
     assert "in breaks_pullback" in text and "/ (2.0 * sqrt_x)" in text
 
