@@ -50,11 +50,16 @@ class Result:
 
 @dataclasses.dataclass
 class Callee:
-    """A statically resolved call to a Python function (see `transform`)."""
+    """A Python function called from the function being transformed.
+
+    Attributes:
+      cell: the closure cell that holds (or will hold) its forward function.
+      name: the name generated code should preferably give it (`g_fwd`).
+      result_kind: the kind of its result.
+    """
 
     cell: object
     name: str
-    params: list
     result_kind: object
 
 
@@ -74,7 +79,7 @@ class Primitive:
 class Call:
     target: str
     pullback: str
-    bound: list  # the caller's atom for each entry the pullback returns, or None
+    bound: list  # the atom receiving each cotangent the pullback returns (a method's: its object)
     lineno: int
     dynamic: bool
 
@@ -110,7 +115,7 @@ class Branch:
     lineno: int
 
 
-def reverse(tree, origin, param_kinds, namer, bindings, resolve, name):
+def reverse(tree, origin, param_kinds, namer, bindings, calls, name):
     """Build the forward function with its pullback for ANF function `tree`.
 
     Args:
@@ -119,23 +124,24 @@ def reverse(tree, origin, param_kinds, namer, bindings, resolve, name):
       param_kinds: the kind of each parameter (see `kinds`).
       namer: the `naming.Namer` of the generated code.
       bindings: the `bindings.Bindings` of the generated code.
-      resolve: `resolve(fn, param_kinds) -> Callee`, the forward of a Python
-        function called from `tree`.
+      calls: how calls are compiled: `calls.resolve(fn, param_kinds) -> Callee`
+        gives the forward of a Python function called from `tree`, and
+        `calls.forward` is the dispatcher for callees known only at run time.
       name: the name of the forward function.
 
     Returns:
       A `Result`.
     """
-    return _Reverse(tree, origin, param_kinds, namer, bindings, resolve).run(name)
+    return _Reverse(tree, origin, param_kinds, namer, bindings, calls).run(name)
 
 
 class _Reverse:
-    def __init__(self, tree, origin, param_kinds, namer, bindings, resolve):
+    def __init__(self, tree, origin, param_kinds, namer, bindings, calls):
         self.tree = tree
         self.origin = origin
         self.namer = namer
         self.bindings = bindings
-        self.resolve = resolve
+        self.calls = calls
         self.params = _parameter_names(tree.args)
         self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params}
         self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
@@ -278,7 +284,8 @@ class _Reverse:
         keywords = [(k.arg, k.value) for k in value.keywords]
         active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
         if fn is None:
-            if active or self.kind_of(value.func).active:
+            callee = value.func.value if self.is_method(value.func) else value.func
+            if active or self.kind_of(callee).active:
                 return self.dynamic_call(target, value)
         elif active and not rules.is_nondifferentiable(fn):
             if rules.rule_for(fn) is not None:
@@ -312,6 +319,8 @@ class _Reverse:
         if obj is _MISSING:
             raise self.error(f"name {root!r} is not defined", root)
         for attr in attrs:
+            if not hasattr(obj, attr):
+                raise self.error(f"{path}: {obj!r} has no attribute {attr!r}", path)
             obj = getattr(obj, attr)
         return getattr(obj, "__pullback_function__", obj)
 
@@ -326,7 +335,7 @@ class _Reverse:
             raise self.error(f"calling {fn.__qualname__}, which takes *args or **kwargs: "
                              "not yet supported", "*args")
         arguments = [bound.arguments.get(p) for p in params]
-        callee = self.resolve(fn, {p: self.kind_of(a) if a is not None else kinds.CONST
+        callee = self.calls.resolve(fn, {p: self.kind_of(a) if a is not None else kinds.CONST
                                    for p, a in zip(params, arguments)})
         forward_name = self.bindings.cell(callee.name, callee.cell)
         pullback = self.namer.pullback(target)
@@ -339,13 +348,13 @@ class _Reverse:
         if value.keywords:
             raise self.error("a call with keyword arguments to a function known only when "
                              "it runs", "dynamic call")
-        forward = self.bindings.object("forward", _runtime().forward)
+        forward = self.bindings.object("forward", self.calls.forward)
         pullback = self.namer.pullback(target)
         call = nodes.call(nodes.name(forward), [value.func] + value.args)
         stmt = nodes.unpack([target, pullback], call, self.lineno)
         self.kinds[target] = kinds.ANY
-        bound = [value.func if isinstance(value.func, nodes.Name) else None] + value.args
-        return [stmt], Call(target, pullback, bound, self.lineno, dynamic=True)
+        callee = value.func.value if self.is_method(value.func) else value.func
+        return [stmt], Call(target, pullback, [callee] + value.args, self.lineno, dynamic=True)
 
     def primitive(self, target, fn, args, keywords):
         rule = rules.rule_for(fn)
@@ -395,9 +404,7 @@ class _Reverse:
         if returned is not None and result_kind.active:
             self.cot[returned] = param
             body = self.backward_block(ops)
-        results = [nodes.name(self.bindings.object("ZERO", cotangents.ZERO))]
-        for p in self.params:
-            results.append(self.cotangent_atom(p))
+        results = [self.zero()] + [self.cotangent_atom(p) for p in self.params]
         body.append(nodes.return_(nodes.tuple_(results)))
         return nodes.function_def(name, [param], body, ret.lineno)
 
@@ -605,12 +612,6 @@ class _Reverse:
 
     def error(self, message, construct):
         return TransformError(message, self.origin.filename, self.lineno, construct)
-
-
-def _runtime():
-    from . import transform
-
-    return transform
 
 
 def _assign_in(branch, name, value, zero, lineno):

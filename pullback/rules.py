@@ -389,6 +389,7 @@ _MISSING = object()
 
 def describe(fn):
     """A callable's dotted name for messages: `numpy.sin`, `math.exp`, `len`."""
-    module = getattr(fn, "__module__", None) or ""
+    owner = getattr(fn, "__objclass__", None)
+    module = getattr(fn, "__module__", None) or getattr(owner, "__module__", "")
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", repr(fn))
     return f"{module}.{name}" if module and module != "builtins" else name

@@ -122,8 +122,7 @@ def _resolve(fn, param_kinds):
     cell = _forward_cell(fn, param_kinds)
     found = _DERIVATIVES.get(key)
     result_kind = found.result_kind if found is not None and key not in _IN_PROGRESS else kinds.ANY
-    return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", list(inspect.signature(fn).parameters),
-                          result_kind)
+    return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind)
 
 
 def _run_pipeline(fn, param_kinds):
@@ -133,7 +132,8 @@ def _run_pipeline(fn, param_kinds):
     namer.reserve(tree.name)
     bindings = Bindings(namer, fn.__code__, fn.__globals__)
     name = bindings.cell(f"{_simple_name(fn)}_fwd", _empty_cell(fn, param_kinds))
-    result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, _resolve,
+    calls = types.SimpleNamespace(resolve=_resolve, forward=forward)
+    result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
                              name)
     raw = nodes.clone(result.tree)
     optimized = optimize.optimize(result.tree)
@@ -242,8 +242,10 @@ def _constant_pullback(count):
 def primitive_wrapper(primitive):
     """A one-line Python function calling `primitive`, for `forward` to transform.
 
-    Its parameters are the primitive's as its derivative rule declares them;
-    required ones are passed by position, the others by keyword.
+    Its parameters are the primitive's as its derivative rule declares them,
+    except `out` (results written into an argument are not supported);
+    required and positional-only ones are passed by position, the others by
+    keyword.
     """
     wrapper = _WRAPPERS.get(rules._key(primitive))
     if wrapper is None:
@@ -256,6 +258,8 @@ def _make_wrapper(primitive):
     name = re.sub(r"\W", "_", getattr(primitive, "__name__", "primitive"))
     params, call_args, defaults = [], [], []
     for param in signature.parameters.values():
+        if param.name == "out":
+            continue
         if param.kind is param.VAR_POSITIONAL:
             params.append("*" + param.name)
             call_args.append("*" + param.name)

@@ -68,6 +68,11 @@ def apply_primitive(g, x):
     return np.sum(g(x))
 
 
+def method_of_unknown_kind(x, h):
+    y = h(x)
+    return (y * 2.0).sum() + y.max()
+
+
 def branches(x, y):
     if x > y:
         z = x * y
@@ -153,6 +158,8 @@ CASES = [
     ("dynamic_callee", lambda x: apply(square, x), (1.3,)),
     ("dynamic_primitive", lambda x: apply_primitive(np.tanh, x), (rng.standard_normal(3),)),
     ("dynamic_lambda", lambda x: apply(triple, x), (1.3,)),
+    ("method_of_a_run_time_value", lambda x: method_of_unknown_kind(x, np.sin),
+     (rng.standard_normal(4),)),
     ("if_first", branches, (1.5, 0.7)),
     ("if_elif", branches, (0.5, 0.7)),
     ("if_else", branches, (-1.5, 0.7)),
