@@ -124,7 +124,6 @@ def differentiable(fn):
     """
     tree, origin = parse.parse_function(fn)
     anf.to_anf(tree, origin)
-    fn.__pullback_differentiable__ = True
     return fn
 
 
@@ -184,7 +183,7 @@ def _function(f):
         raise TypeError(f"expected a function, got {type(f).__name__}")
     if rules.rule_for(f) is not None:
         return transform.primitive_wrapper(f)
-    return getattr(f, "__pullback_function__", f)
+    return f
 
 
 def _argument_names(fn, args, positions):

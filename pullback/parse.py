@@ -22,7 +22,6 @@ class Origin:
     """Where a parsed function came from.
 
     Attributes:
-        fn: the function object.
         filename: its source file (a path, a Jupyter cell or a generated name).
         name: its `__qualname__`.
         lineno: the line of its `def` or `lambda`.
@@ -31,7 +30,6 @@ class Origin:
         annotations: parameter annotations by name (used by `source()`).
     """
 
-    fn: types.FunctionType
     filename: str
     name: str
     lineno: int
@@ -75,7 +73,6 @@ def parse_function(fn):
         )
     node = _find_definition(_module_tree(code.co_filename, lines), code)
     origin = Origin(
-        fn=fn,
         filename=code.co_filename,
         name=fn.__qualname__,
         lineno=node.lineno,

@@ -322,7 +322,7 @@ class _Reverse:
             if not hasattr(obj, attr):
                 raise self.error(f"{path}: {obj!r} has no attribute {attr!r}", path)
             obj = getattr(obj, attr)
-        return getattr(obj, "__pullback_function__", obj)
+        return obj
 
     def static_call(self, target, fn, value):
         signature = inspect.signature(fn)

@@ -60,10 +60,7 @@ class Derivative:
         """The forward function, reading `fn`'s globals, cells and defaults."""
         cells = dict(self.cells)
         cells.update(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
-        forward = emit.bind(self.code, fn.__globals__, cells, fn.__defaults__,
-                            fn.__kwdefaults__)
-        forward.__pullback_derivative__ = self
-        return forward
+        return emit.bind(self.code, fn.__globals__, cells, fn.__defaults__, fn.__kwdefaults__)
 
 
 def derivative(fn, param_kinds):
@@ -197,7 +194,6 @@ def forward(fn, *args, **kwargs):
     if isinstance(fn, types.MethodType) or _is_builtin_method(fn):
         value, pullback = forward(_unbound(fn), fn.__self__, *args, **kwargs)
         return value, _method_pullback(pullback)
-    fn = getattr(fn, "__pullback_function__", fn)
     if rules.rule_for(fn) is not None:
         fn = primitive_wrapper(fn)
     elif not isinstance(fn, types.FunctionType):
@@ -213,9 +209,10 @@ def forward(fn, *args, **kwargs):
 
 
 def _is_builtin_method(fn):
-    return isinstance(fn, types.BuiltinMethodType) and not isinstance(
-        getattr(fn, "__self__", None), types.ModuleType
-    ) and getattr(fn, "__self__", None) is not None
+    """Whether `fn` is a C method bound to an object (`x.sum` for an array `x`)."""
+    owner = getattr(fn, "__self__", None)
+    return isinstance(fn, types.BuiltinMethodType) and owner is not None and not isinstance(
+        owner, types.ModuleType)
 
 
 def _unbound(method):
@@ -254,34 +251,21 @@ def primitive_wrapper(primitive):
 
 
 def _make_wrapper(primitive):
-    signature = rules.rule_for(primitive).signature
+    params = [p for p in rules.rule_for(primitive).signature.parameters.values()
+              if p.name != "out"]
     name = re.sub(r"\W", "_", getattr(primitive, "__name__", "primitive"))
-    params, call_args, defaults = [], [], []
-    for param in signature.parameters.values():
-        if param.name == "out":
-            continue
-        if param.kind is param.VAR_POSITIONAL:
-            params.append("*" + param.name)
-            call_args.append("*" + param.name)
-        elif param.default is param.empty:
-            params.append(param.name)
-            call_args.append(param.name)
-        elif param.kind is param.POSITIONAL_ONLY:
-            params.append(f"{param.name}=default_{param.name}")
-            call_args.append(param.name)
-            defaults.append((f"default_{param.name}", param.default))
-        else:
-            params.append(f"{param.name}=default_{param.name}")
-            call_args.append(f"{param.name}={param.name}")
-            defaults.append((f"default_{param.name}", param.default))
+    call = ", ".join(_wrapper_argument(p) for p in params)
+    text = f"def {name}{inspect.Signature(params)}:\n    return primitive({call})\n"
     filename = f"<pullback rule {rules.describe(primitive)}>"
-    if any(p.kind is p.POSITIONAL_ONLY for p in signature.parameters.values()):
-        last = max(i for i, p in enumerate(signature.parameters.values())
-                   if p.kind is p.POSITIONAL_ONLY)
-        params.insert(last + 1, "/")
-    text = (f"def {name}({', '.join(params)}):\n"
-            f"    return primitive({', '.join(call_args)})\n")
     emit.register(filename, text)
-    namespace = {"primitive": primitive, **dict(defaults)}
+    namespace = {"primitive": primitive}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]
+
+
+def _wrapper_argument(param):
+    if param.kind is param.VAR_POSITIONAL:
+        return "*" + param.name
+    if param.default is param.empty or param.kind is param.POSITIONAL_ONLY:
+        return param.name
+    return f"{param.name}={param.name}"
