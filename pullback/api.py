@@ -73,9 +73,7 @@ def value_and_grad(f, argnums=0):
         forward = transform.forward_function(fn, param_kinds)
         out, pullback = forward(*args, **kwargs)
         cts = pullback(_seed(fn, out))
-        derivative = transform.derivative(fn, param_kinds)
-        grads = tuple(materialize(cts[1 + derivative.params.index(n)], args[i])
-                      for n, i in zip(names, positions))
+        grads = tuple(materialize(cts[1 + i], args[i]) for i in positions)
         return out, grads[0] if isinstance(argnums, int) else grads
 
     return value_and_gradient

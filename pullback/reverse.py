@@ -40,12 +40,10 @@ class Result:
     Attributes:
       tree: the forward function (a gast FunctionDef).
       result_kind: the kind of the function's return value.
-      params: the parameter names, in the order the pullback returns them.
     """
 
     tree: object
     result_kind: object
-    params: list
 
 
 @dataclasses.dataclass
@@ -158,7 +156,7 @@ class _Reverse:
         fwd = nodes.function_def(forward_name, self.tree.args,
                                  forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
-        return Result(fwd, result_kind, self.params)
+        return Result(fwd, result_kind)
 
     # -- the forward pass ------------------------------------------------------
 

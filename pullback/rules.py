@@ -115,6 +115,8 @@ def adjoint(*primitives, result=None):
       >>> @pullback.adjoint(cube)
       ... def cube_rule(z, x):
       ...     d[x] = 3 * d[z] * x ** 2
+      >>> pullback.grad(cube)(2.0)
+      12.0
     """
 
     def register(template):

@@ -38,7 +38,6 @@ class Derivative:
       text: its source (what `pullback.source` shows).
       code: its code object.
       cells: pullback's cells it reads (helpers, the forwards of callees).
-      params: the user function's parameter names.
       result_kind: the kind of its return value.
       filename: where the generated text is registered.
       source_map: for each line of that text, the user line it came from.
@@ -51,7 +50,6 @@ class Derivative:
     text: str
     code: types.CodeType
     cells: dict
-    params: list
     result_kind: object
     filename: str
     source_map: list
@@ -140,7 +138,7 @@ def _run_pipeline(fn, param_kinds):
               f"({os.path.basename(origin.filename)}:{origin.lineno}), kinds {param_kinds}")
     code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header)
     return Derivative(origin, normal, raw, optimized, text, code, dict(bindings.cells),
-                      result.params, result.result_kind, filename, source_map)
+                      result.result_kind, filename, source_map)
 
 
 def _filename(origin, name, param_kinds):
