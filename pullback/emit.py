@@ -69,6 +69,9 @@ class _Renderer:
             if stmt.orelse:
                 self.add("else:", indent, lineno)
                 self.block(stmt.orelse, indent + 1, lineno)
+        elif isinstance(stmt, nodes.Assign) and isinstance(stmt.targets[0], nodes.Tuple):
+            targets = ", ".join(unparse(t) for t in stmt.targets[0].elts)
+            self.add(f"{targets} = {unparse(stmt.value)}", indent, lineno)
         else:
             self.add(unparse(stmt), indent, lineno)
 
