@@ -33,7 +33,9 @@ The first binding of a user variable keeps its name, later ones get versions
 the `if` (both branches assign it, or copy the earlier version). `x += e`,
 `a = b = e`, `a, (b, c) = e`, `x: T = e`, `x := e`, chained comparisons,
 `and`/`or`, conditional expressions and early returns are desugared into
-these forms.
+these forms. The assignment `x_1 = x + e` that `x += e` becomes carries
+`updates = ("x", "x")`: the user variable and the name of its value before
+the update, which Python updates in place when it is a mutable array or list.
 """
 
 import dataclasses
@@ -174,13 +176,17 @@ class _Normalizer:
         return result
 
     def statement(self, stmt):
-        kind = type(stmt).__name__
-        if kind in _UNSUPPORTED_STATEMENTS:
-            raise unsupported(_UNSUPPORTED_STATEMENTS[kind], stmt, self.origin, "not yet")
-        handler = getattr(self, "stmt_" + kind, None)
-        if handler is None:
-            raise unsupported(f"the statement {kind}", stmt, self.origin)
-        handler(stmt)
+        self.handler("stmt_", stmt, _UNSUPPORTED_STATEMENTS, "statement")(stmt)
+
+    def handler(self, prefix, node, refused, what):
+        """The method for `node`'s class, or the TransformError that refuses it."""
+        kind = type(node).__name__
+        if kind in refused:
+            raise unsupported(refused[kind], node, self.origin, "not yet")
+        method = getattr(self, prefix + kind, None)
+        if method is None:
+            raise unsupported(f"the {what} {kind}", node, self.origin)
+        return method
 
     def stmt_Assign(self, stmt):
         targets = stmt.targets
@@ -200,8 +206,10 @@ class _Normalizer:
         if not isinstance(target, nodes.Name):
             raise unsupported("augmented assignment to an item or attribute", stmt, self.origin,
                               "mutation is not yet supported")
+        before = self.scope.versions.get(target.id, target.id)
         value = nodes.binop(nodes.name(target.id), stmt.op, stmt.value)
         self.bind_target(nodes.store(target.id), value)
+        self.out[-1].updates = (target.id, before)
 
     def stmt_Expr(self, stmt):
         value = stmt.value
@@ -345,13 +353,7 @@ class _Normalizer:
 
     def flatten(self, expr):
         """`expr` as one operation on atoms."""
-        kind = type(expr).__name__
-        if kind in _UNSUPPORTED_EXPRESSIONS:
-            raise unsupported(_UNSUPPORTED_EXPRESSIONS[kind], expr, self.origin, "not yet")
-        handler = getattr(self, "expr_" + kind, None)
-        if handler is None:
-            raise unsupported(f"the expression {kind}", expr, self.origin)
-        return handler(expr)
+        return self.handler("expr_", expr, _UNSUPPORTED_EXPRESSIONS, "expression")(expr)
 
     def expr_BinOp(self, expr):
         return nodes.binop(self.atom(expr.left), expr.op, self.atom(expr.right))

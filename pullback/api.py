@@ -33,6 +33,9 @@ def vjp(f, *args):
       (12.0, (4.0, 3.0))
     """
     fn = _function(f)
+    for i, arg in enumerate(args):
+        _check_supported(fn, i, arg)
+    transform.new_epoch()
     forward = transform.forward_function(fn, transform.param_kinds(fn, args, {}))
     out, pullback = forward(*args)
 
@@ -70,6 +73,7 @@ def value_and_grad(f, argnums=0):
         names = _argument_names(fn, args, positions)
         _check_differentiable(fn, args, positions)
         param_kinds = transform.param_kinds(fn, args, kwargs, active=set(names))
+        transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
         out, pullback = forward(*args, **kwargs)
         cts = pullback(_seed(fn, out))
@@ -143,7 +147,10 @@ def source(f, *args, stage="optimized", argnums=None):
     if stage not in _STAGES:
         raise ValueError(f"stage must be one of {_STAGES}, not {stage!r}")
     fn = _function(f)
-    derivative = transform.derivative(fn, _display_kinds(fn, args, argnums))
+    param_kinds = _display_kinds(fn, args, argnums)
+    transform.new_epoch()
+    transform.refresh(fn, param_kinds)
+    derivative = transform.derivative(fn, param_kinds)
     if stage == "optimized":
         return derivative.text
     tree = derivative.anf if stage == "anf" else derivative.raw
@@ -193,8 +200,29 @@ def _argument_names(fn, args, positions):
     return [params[i] for i in positions]
 
 
+def _check_supported(fn, position, value):
+    """Refuse an argument whose differentiable parts pullback cannot see."""
+    if isinstance(value, (tuple, list)):
+        for item in value:
+            _check_supported(fn, position, item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _check_supported(fn, position, item)
+    elif not isinstance(value, _LEAF_TYPES) and not callable(value):
+        raise TypeError(
+            f"argument {position} of {fn.__qualname__} contains a {type(value).__name__}: "
+            "pullback differentiates floats, complex numbers, NumPy arrays and tuples, lists "
+            "and dicts of them; objects with attributes are not supported yet"
+        )
+
+
+_LEAF_TYPES = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), slice, range,
+               type(Ellipsis))
+
+
 def _check_differentiable(fn, args, positions):
     for i in positions:
+        _check_supported(fn, i, args[i])
         if not kinds.of_value(args[i]).active:
             raise TypeError(
                 f"grad of {fn.__qualname__} with respect to argument {i}, of type "

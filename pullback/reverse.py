@@ -22,6 +22,7 @@ outside `argnums`).
 """
 
 import builtins
+import collections
 import dataclasses
 import inspect
 import operator
@@ -29,7 +30,7 @@ import types
 
 import numpy as np
 
-from . import cotangents, kinds, nodes, rules
+from . import cotangents, emit, kinds, nodes, rules
 from .errors import TransformError
 
 
@@ -40,10 +41,13 @@ class Result:
     Attributes:
       tree: the forward function (a gast FunctionDef).
       result_kind: the kind of the function's return value.
+      globals_used: the global (or builtin) objects the transformation looked
+        up, by name: calls of them were compiled for exactly these objects.
     """
 
     tree: object
     result_kind: object
+    globals_used: dict
 
 
 @dataclasses.dataclass
@@ -146,6 +150,10 @@ class _Reverse:
         self.cot = {}
         self.cotangent_names = {}
         self.lineno = tree.lineno
+        self.globals_used = {}
+        self.loads = collections.Counter(
+            n.id for n in nodes.walk(tree) if isinstance(n, nodes.Name)
+            and isinstance(n.ctx, nodes.Load))
 
     def run(self, forward_name):
         *body, ret = self.tree.body
@@ -156,7 +164,7 @@ class _Reverse:
         fwd = nodes.function_def(forward_name, self.tree.args,
                                  forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
-        return Result(fwd, result_kind)
+        return Result(fwd, result_kind, self.globals_used)
 
     # -- the forward pass ------------------------------------------------------
 
@@ -177,6 +185,7 @@ class _Reverse:
             target = stmt.targets[0]
             if isinstance(target, nodes.Tuple):
                 return [stmt], self.unpack([t.id for t in target.elts], stmt.value)
+            self.check_in_place(stmt)
             return self.assign(target.id, stmt.value, stmt)
         if isinstance(stmt, nodes.Expr):
             self.check_effect(stmt.value)
@@ -316,6 +325,7 @@ class _Reverse:
             obj = getattr(builtins, root, _MISSING)
         if obj is _MISSING:
             raise self.error(f"name {root!r} is not defined", root)
+        self.globals_used[root] = obj
         for attr in attrs:
             if not hasattr(obj, attr):
                 raise self.error(f"{path}: {obj!r} has no attribute {attr!r}", path)
@@ -369,6 +379,23 @@ class _Reverse:
         self.kinds[target] = _result_kind(rule, arg_kinds)
         self.shapes[target] = self.result_shape(rule, target, args)
         return Primitive(target, rule, args, keywords, self.lineno)
+
+    def check_in_place(self, stmt):
+        """Refuse `x += e` where Python would update an array or list that is also
+        used under another name (an alias, a view, a container): the update, which
+        pullback performs as `x_1 = x + e`, would be visible there."""
+        var, before = getattr(stmt, "updates", (None, None))
+        if var is None or self.kind_of(nodes.name(before)).shape == "scalar":
+            return
+        if self.loads[before] > 1:
+            rewrite = emit.unparse(nodes.binop(nodes.name(var), stmt.value.op,
+                                               nodes.constant(Ellipsis)))
+            raise self.error(
+                f"{var} {rewrite[len(var) + 1:].split()[0]}= ... may update {var} in place "
+                f"while its previous value is used elsewhere in the function; "
+                f"write {var} = {rewrite}",
+                "augmented assignment",
+            )
 
     def check_effect(self, value):
         """A call whose value is dropped may only see constants (or be print-like).

@@ -8,6 +8,7 @@ a Python function, a bound method, or a primitive (whose forward is the
 pipeline run on a one-line wrapper around it).
 """
 
+import builtins
 import dataclasses
 import inspect
 import os
@@ -24,6 +25,7 @@ _DERIVATIVES = {}
 _IN_PROGRESS = set()
 _FORWARDS = weakref.WeakKeyDictionary()
 _WRAPPERS = {}
+_EPOCH = [0]
 
 
 @dataclasses.dataclass
@@ -41,6 +43,10 @@ class Derivative:
       result_kind: the kind of its return value.
       filename: where the generated text is registered.
       source_map: for each line of that text, the user line it came from.
+      globals_used: the global objects its calls were compiled for, by name.
+      callees: the `(function, kinds, result kind)` of the Python functions it
+        calls, the result kind being the one its code was compiled for.
+      checked: the epoch in which `refresh` last found it current.
     """
 
     origin: parse.Origin
@@ -53,12 +59,28 @@ class Derivative:
     result_kind: object
     filename: str
     source_map: list
+    globals_used: dict
+    callees: list
+    checked: int = -1
 
     def build(self, fn):
         """The forward function, reading `fn`'s globals, cells and defaults."""
         cells = dict(self.cells)
         cells.update(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         return emit.bind(self.code, fn.__globals__, cells, fn.__defaults__, fn.__kwdefaults__)
+
+    def is_current(self, fn_globals):
+        """Whether every global it was compiled for is still the same object."""
+        return all(fn_globals.get(name, getattr(builtins, name, _MISSING)) is obj
+                   for name, obj in self.globals_used.items())
+
+
+class _Forward:
+    """The cell holding a function's forward for one tuple of kinds, and its source."""
+
+    def __init__(self):
+        self.cell = types.CellType()
+        self.derivative = None
 
 
 def derivative(fn, param_kinds):
@@ -80,44 +102,79 @@ def derivative(fn, param_kinds):
 
 def forward_function(fn, param_kinds):
     """`fn`'s forward function for parameters of kinds `param_kinds` (cached)."""
-    return _forward_cell(parse.python_function(fn), param_kinds).cell_contents
+    fn = parse.python_function(fn)
+    refresh(fn, param_kinds)
+    return _forward_cell(fn, param_kinds).cell_contents
+
+
+def new_epoch():
+    """Mark the start of a differentiation requested by the user (see `refresh`)."""
+    _EPOCH[0] += 1
+
+
+def refresh(fn, param_kinds, seen=None):
+    """Forget derivatives in `fn`'s call graph compiled for globals since rebound.
+
+    A function redefined after its callers were transformed (say, in a notebook)
+    makes their cached code stale; it is transformed again. Each derivative is
+    checked once per epoch.
+    """
+    seen = set() if seen is None else seen
+    key = _derivative_key(fn, param_kinds)
+    found = _DERIVATIVES.get(key)
+    if found is None or key in seen or found.checked == _EPOCH[0]:
+        return
+    seen.add(key)
+    if found.is_current(fn.__globals__) and all(
+        result in (kinds.ANY, _refreshed_result(callee, callee_kinds, seen))
+        for callee, callee_kinds, result in found.callees
+    ):
+        found.checked = _EPOCH[0]
+    else:
+        del _DERIVATIVES[key]
+    _forward_cell(fn, param_kinds)
+
+
+def _refreshed_result(fn, param_kinds, seen):
+    """The result kind of `fn`'s derivative after `refresh` (ANY while unknown)."""
+    refresh(fn, param_kinds, seen)
+    found = _DERIVATIVES.get(_derivative_key(fn, param_kinds))
+    return found.result_kind if found is not None else kinds.ANY
 
 
 def _forward_cell(fn, param_kinds):
     """The cell holding `fn`'s forward; empty while `fn` is being transformed."""
-    cell = _empty_cell(fn, param_kinds)
-    if _is_empty(cell) and _derivative_key(fn, param_kinds) not in _IN_PROGRESS:
-        try:
-            cell.cell_contents = derivative(fn, param_kinds).build(fn)
-        except BaseException:
-            del _FORWARDS[fn][_key(param_kinds)]
-            raise
-    return cell
-
-
-def _empty_cell(fn, param_kinds):
-    return _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), types.CellType())
-
-
-def _is_empty(cell):
-    try:
-        _ = cell.cell_contents
-    except ValueError:
-        return True
-    return False
+    entry = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), _Forward())
+    if _derivative_key(fn, param_kinds) not in _IN_PROGRESS:
+        current = derivative(fn, param_kinds)
+        if entry.derivative is not current:
+            entry.cell.cell_contents = current.build(fn)
+            entry.derivative = current
+    return entry.cell
 
 
 def _derivative_key(fn, param_kinds):
     return (fn.__code__, id(fn.__globals__), _key(param_kinds))
 
 
-def _resolve(fn, param_kinds):
-    """The forward of a Python function called from generated code (see `reverse`)."""
-    key = _derivative_key(fn, param_kinds)
-    cell = _forward_cell(fn, param_kinds)
-    found = _DERIVATIVES.get(key)
-    result_kind = found.result_kind if found is not None and key not in _IN_PROGRESS else kinds.ANY
-    return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind)
+class _Calls:
+    """How the reverse pass compiles calls (see `reverse.reverse`); records the callees."""
+
+    def __init__(self):
+        self.callees = []
+
+    def resolve(self, fn, param_kinds):
+        """The forward of a Python function called from the function being transformed."""
+        key = _derivative_key(fn, param_kinds)
+        cell = _forward_cell(fn, param_kinds)
+        found = _DERIVATIVES.get(key)
+        result_kind = found.result_kind if key not in _IN_PROGRESS else kinds.ANY
+        self.callees.append((fn, param_kinds, result_kind))
+        return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind)
+
+    @staticmethod
+    def forward(fn, *args, **kwargs):
+        return forward(fn, *args, **kwargs)
 
 
 def _run_pipeline(fn, param_kinds):
@@ -126,8 +183,9 @@ def _run_pipeline(fn, param_kinds):
     namer = Namer.for_tree(normal)
     namer.reserve(tree.name)
     bindings = Bindings(namer, fn.__code__, fn.__globals__)
-    name = bindings.cell(f"{_simple_name(fn)}_fwd", _empty_cell(fn, param_kinds))
-    calls = types.SimpleNamespace(resolve=_resolve, forward=forward)
+    own = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), _Forward())
+    name = bindings.cell(f"{_simple_name(fn)}_fwd", own.cell)
+    calls = _Calls()
     result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
                              name)
     raw = nodes.clone(result.tree)
@@ -138,7 +196,8 @@ def _run_pipeline(fn, param_kinds):
               f"({os.path.basename(origin.filename)}:{origin.lineno}), kinds {param_kinds}")
     code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header)
     return Derivative(origin, normal, raw, optimized, text, code, dict(bindings.cells),
-                      result.result_kind, filename, source_map)
+                      result.result_kind, filename, source_map, result.globals_used,
+                      calls.callees)
 
 
 def _filename(origin, name, param_kinds):
@@ -202,8 +261,7 @@ def forward(fn, *args, **kwargs):
             f"@pullback.adjoint({rules.describe(fn)}) (see docs/rules.md)",
             construct=rules.describe(fn),
         )
-    fwd = forward_function(fn, param_kinds(fn, args, kwargs))
-    return fwd(*args, **kwargs)
+    return forward_function(fn, param_kinds(fn, args, kwargs))(*args, **kwargs)
 
 
 def _is_builtin_method(fn):
@@ -225,6 +283,9 @@ def _method_pullback(pullback):
         return (cts[1],) + tuple(cts[2:])
 
     return method_pullback
+
+
+_MISSING = object()
 
 
 def _constant_pullback(count):

@@ -135,6 +135,20 @@ def test_grad_with_respect_to_an_int_refuses():
         pullback.grad(lambda x, n: x ** n, argnums=1)(2.0, 3)
 
 
+def test_objects_with_attributes_are_refused_not_treated_as_constants():
+    class Params:
+        w = np.ones(3)
+
+    def uses(p, x):
+        return np.sum(x * 2.0)
+
+    with pytest.raises(TypeError, match="argument 0 of .*uses contains a Params"):
+        pullback.vjp(uses, Params(), np.ones(3))
+    with pytest.raises(TypeError, match="contains a Params"):
+        pullback.grad(uses)([Params()], np.ones(3))
+    assert pullback.grad(uses, argnums=1)(Params(), np.ones(3)).tolist() == [2.0] * 3
+
+
 def test_argnums_out_of_range():
     with pytest.raises(ValueError, match="out of range"):
         pullback.grad(product, argnums=2)(1.0, 2.0)

@@ -215,10 +215,28 @@ def test_argnums_restricts_the_generated_code():
     assert "dx" not in text
 
 
-def test_transformed_once_per_kinds():
+@pytest.mark.parametrize("fn, args", [(poly, (1.0, 2.0)), (power, (1.3, 4)),
+                                      (is_even_power, (1.3, 3))])
+def test_transformed_once_per_kinds(fn, args, monkeypatch):
     from pullback import transform
 
-    pullback.grad(poly)(1.0, 2.0)
-    before = len(transform._DERIVATIVES)
-    pullback.grad(poly)(3.0, 4.0)
-    assert len(transform._DERIVATIVES) == before
+    pullback.grad(fn)(*args)
+    runs = []
+    monkeypatch.setattr(transform, "_run_pipeline", lambda *a: runs.append(a))
+    assert pullback.grad(fn)(*args) == pullback.grad(fn)(*args)
+    assert runs == []
+
+
+def test_redefined_callee_is_seen(tmp_path, monkeypatch):
+    module = tmp_path / "notebook_cell.py"
+    module.write_text("def g(x):\n    return x * 2.0\n\n"
+                      "def h(x):\n    return g(x) + 1.0\n\n"
+                      "def f(x):\n    return h(x) * 3.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import notebook_cell
+
+    assert pullback.grad(notebook_cell.f)(1.0) == 6.0
+    redefinition = tmp_path / "next_cell.py"
+    redefinition.write_text("def g(x):\n    return x * x * 5.0\n")
+    exec(compile(redefinition.read_text(), str(redefinition), "exec"), notebook_cell.__dict__)
+    assert pullback.grad(notebook_cell.f)(2.0) == 60.0

@@ -132,6 +132,13 @@ def calls_a_refused_function(x):
     return for_loop(x) * 2.0
 
 
+def array_updated_in_place(x):
+    y = x * 1.0
+    view = y[0:2]
+    y += 1.0
+    return np.sum(view * y[0:2])
+
+
 def apply(g, x):
     return g(x)
 
@@ -161,6 +168,7 @@ REFUSED = [  # the function, the message, the line of the refused construct belo
     (undefined_name, "name 'undefined_function' is not defined", 1),
     (unknown_array_method, "NumPy arrays have no method .frobnicate", 1),
     (calls_a_refused_function, "a for loop", 1),
+    (array_updated_in_place, r"y \+= \.\.\. may update y in place .* write y = y \+ \.\.\.", 3),
 ]
 
 
@@ -204,6 +212,16 @@ def test_decorator_refuses_at_definition():
             for i in range(2):
                 x = x + 1.0
             return x
+
+
+def test_in_place_update_without_alias_is_fine():
+    def accumulate(x):
+        total = np.zeros(3)
+        total += x * 2.0
+        total *= x
+        return np.sum(total)
+
+    np.testing.assert_allclose(pullback.grad(accumulate)(np.ones(3)), 4.0)
 
 
 def test_constants_are_not_refused():
