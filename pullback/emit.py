@@ -32,7 +32,7 @@ def render(tree, origin):
       of them, the user line it came from (or None).
     """
     out = _Renderer(origin)
-    out.statement(tree, 0)
+    out.statement(nodes.to_ast(tree), 0)
     return out.lines, out.source_map
 
 
@@ -49,37 +49,36 @@ class _Renderer:
 
     def block(self, statements, indent, current=None):
         for stmt in statements:
-            lineno = nodes.lineno_of(stmt)
+            lineno = getattr(stmt, "lineno", None)
             if lineno is not None and lineno != current and not isinstance(stmt,
-                                                                          nodes.FunctionDef):
+                                                                          ast.FunctionDef):
                 text = self.origin.line_text(lineno)
                 self.add(f"# {self.basename}:{lineno}: {text}".rstrip(": "), indent, lineno)
             current = lineno
             self.statement(stmt, indent)
 
     def statement(self, stmt, indent):
-        lineno = nodes.lineno_of(stmt)
-        if isinstance(stmt, nodes.FunctionDef):
-            header = nodes.function_def(stmt.name, stmt.args, [nodes.Pass()])
-            self.add(unparse(header).splitlines()[0], indent, lineno)
+        """Print one statement (a standard-library ast node) and its body."""
+        lineno = getattr(stmt, "lineno", None)
+        if isinstance(stmt, ast.FunctionDef):
+            self.add(f"def {stmt.name}({ast.unparse(stmt.args)}):", indent, lineno)
             self.block(stmt.body, indent + 1)
-        elif isinstance(stmt, nodes.If):
-            self.add(f"if {unparse(stmt.test)}:", indent, lineno)
+        elif isinstance(stmt, ast.If):
+            self.add(f"if {ast.unparse(stmt.test)}:", indent, lineno)
             self.block(stmt.body, indent + 1, lineno)
             if stmt.orelse:
                 self.add("else:", indent, lineno)
                 self.block(stmt.orelse, indent + 1, lineno)
-        elif isinstance(stmt, nodes.Assign) and isinstance(stmt.targets[0], nodes.Tuple):
-            targets = ", ".join(unparse(t) for t in stmt.targets[0].elts)
-            self.add(f"{targets} = {unparse(stmt.value)}", indent, lineno)
+        elif isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple):
+            targets = ", ".join(ast.unparse(t) for t in stmt.targets[0].elts)
+            self.add(f"{targets} = {ast.unparse(stmt.value)}", indent, lineno)
         else:
-            self.add(unparse(stmt), indent, lineno)
+            self.add(ast.unparse(stmt), indent, lineno)
 
 
 def unparse(node):
-    """The source text of a gast node (a statement, an expression or a module)."""
-    module = nodes.module([node]) if not isinstance(node, nodes.Module) else node
-    return ast.unparse(ast.fix_missing_locations(nodes.to_ast(module)))
+    """The source text of a gast node (a statement or an expression)."""
+    return ast.unparse(nodes.to_ast(node))
 
 
 def compile_forward(tree, origin, free_names, filename, header):

@@ -5,8 +5,6 @@ the node classes re-exported here, so a change in gast's node classes is
 absorbed in this file alone.
 """
 
-import copy
-
 import gast
 from gast import (  # noqa: F401  (re-exported node classes)
     AST,
@@ -229,8 +227,18 @@ def lineno_of(node):
 
 
 def clone(node):
-    """A deep copy of a node."""
-    return copy.deepcopy(node)
+    """A deep copy of a node (or a list of nodes); other values are shared."""
+    if isinstance(node, list):
+        return [clone(item) if isinstance(item, _COPIED) else item for item in node]
+    if not isinstance(node, gast.AST):
+        return node
+    new = node.__class__.__new__(node.__class__)
+    new.__dict__.update((key, clone(value) if isinstance(value, _COPIED) else value)
+                        for key, value in node.__dict__.items())
+    return new
+
+
+_COPIED = (gast.AST, list)
 
 
 def is_name(node, id=None):

@@ -2,18 +2,31 @@
 
 Pullbacks are pure: every statement in them only computes values. So a
 statement whose results nothing reads is dropped (`dead_code`), which removes
-the parts of inlined templates that served cotangents nobody needs.
+the parts of inlined templates that served cotangents nobody needs. The input
+tree is not modified, so the stage before optimisation stays inspectable.
 """
 
 from . import nodes
 
 
 def optimize(forward):
-    """Optimize the pullbacks nested in generated forward function `forward` in place."""
-    for stmt in forward.body:
-        if isinstance(stmt, nodes.FunctionDef):
-            stmt.body = dead_code(stmt.body, set())
-    return forward
+    """The generated forward function `forward` with its pullbacks optimized.
+
+    `forward` itself is left as it was; unchanged statements are shared.
+    """
+    body = [_with_body(stmt, dead_code(stmt.body, set()))
+            if isinstance(stmt, nodes.FunctionDef) else stmt for stmt in forward.body]
+    return _with_body(forward, body)
+
+
+def _with_body(node, body, orelse=None):
+    """A shallow copy of a FunctionDef or If with a new body (and else branch)."""
+    new = node.__class__.__new__(node.__class__)
+    new.__dict__.update(node.__dict__)
+    new.body = body
+    if orelse is not None:
+        new.orelse = orelse
+    return new
 
 
 def dead_code(statements, live):
@@ -33,8 +46,8 @@ def dead_code(statements, live):
             live |= _reads(stmt.value)
         elif isinstance(stmt, nodes.If):
             body_live, else_live = set(live), set(live)
-            stmt.body = dead_code(stmt.body, body_live) or [nodes.Pass()]
-            stmt.orelse = dead_code(stmt.orelse, else_live)
+            stmt = _with_body(stmt, dead_code(stmt.body, body_live) or [nodes.Pass()],
+                              dead_code(stmt.orelse, else_live))
             if _is_empty(stmt):
                 continue
             live.clear()

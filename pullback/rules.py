@@ -17,6 +17,7 @@ looked up in the template's module. A body may only read `d[z]`.
 
 import builtins
 import dataclasses
+import functools
 import inspect
 import operator
 import textwrap
@@ -80,7 +81,7 @@ class Rule:
     result: str = None
     _parsed: tuple = None
 
-    @property
+    @functools.cached_property
     def signature(self):
         """The primitive's parameters as the template declares them."""
         params = list(inspect.signature(self.template).parameters.values())
@@ -221,7 +222,7 @@ def instantiate(rule, args, keywords, result, cotangent, namer, helper, shape_of
     for stmt in tree.body:
         if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Constant):
             continue
-        stmt = substituter.visit(nodes.clone(stmt))
+        stmt = substituter.copy(stmt)
         target = stmt.targets[0]
         if _is_cotangent_target(target):
             statements.append(("cotangent", (target.slice.id, stmt.value)))
@@ -256,8 +257,8 @@ _PURE_MODULES = ("math", "numpy")
 _IDENTITY_RIGHT = (nodes.Mult, nodes.Div, nodes.Pow)
 
 
-class _Substituter(nodes.NodeTransformer):
-    """Replace a template's names with the call site's, and fold constants."""
+class _Substituter:
+    """Copy a template's statements with the call site's names, folding constants."""
 
     def __init__(self, names, cotangent, result_param, module_globals, helper, shapes):
         self.names = names
@@ -267,22 +268,36 @@ class _Substituter(nodes.NodeTransformer):
         self.helper = helper
         self.shapes = shapes
 
-    def visit_Subscript(self, node):
+    def copy(self, node):
+        """A copy of `node` (a node, a list of nodes or a field value)."""
+        if isinstance(node, list):
+            return [self.copy(item) for item in node]
+        if not isinstance(node, nodes.AST):
+            return node
+        method = getattr(self, "copy_" + type(node).__name__, self.copy_fields)
+        return method(node)
+
+    def copy_fields(self, node):
+        new = node.__class__.__new__(node.__class__)
+        new.__dict__.update((key, self.copy(value)) for key, value in node.__dict__.items())
+        return new
+
+    def copy_Subscript(self, node):
         if nodes.is_name(node.value, "d"):
             if isinstance(node.ctx, nodes.Store):
                 return node
             if not nodes.is_name(node.slice, self.result_param):
                 raise TransformError("a template may only read d[result]")
             return nodes.name(self.cotangent)
-        return self.generic_visit(node)
+        return self.copy_fields(node)
 
-    def visit_Call(self, node):
+    def copy_Call(self, node):
         fn = self.lookup(node.func)
         if fn in (cotangents.unbroadcast, cotangents.unreduce) and self.is_scalar_reduction(
             fn, node.args
         ):
-            return self.visit(node.args[0])
-        node = self.generic_visit(node)
+            return self.copy(node.args[0])
+        node = self.copy_fields(node)
         if _is_pure(fn) and all(isinstance(a, nodes.Constant) for a in node.args) and not (
             node.keywords
         ):
@@ -301,8 +316,8 @@ class _Substituter(nodes.NodeTransformer):
             return shape == self.shapes[self.result_param]
         return shape == "scalar"
 
-    def visit_BinOp(self, node):
-        node = self.generic_visit(node)
+    def copy_BinOp(self, node):
+        node = self.copy_fields(node)
         left, right = node.left, node.right
         if isinstance(left, nodes.Constant) and isinstance(right, nodes.Constant):
             return _constant_or(node, lambda: _evaluate_binop(node.op, left.value, right.value))
@@ -312,13 +327,13 @@ class _Substituter(nodes.NodeTransformer):
             return right
         return node
 
-    def visit_UnaryOp(self, node):
-        node = self.generic_visit(node)
+    def copy_UnaryOp(self, node):
+        node = self.copy_fields(node)
         if isinstance(node.op, nodes.USub) and isinstance(node.operand, nodes.Constant):
             return _constant_or(node, lambda: -node.operand.value)
         return node
 
-    def visit_Name(self, node):
+    def copy_Name(self, node):
         if node.id in self.names:
             return nodes.clone(self.names[node.id])
         return nodes.name(self.helper(node.id, self.resolve(node.id)))
@@ -345,7 +360,7 @@ class _Substituter(nodes.NodeTransformer):
 
 def _without_default_tail(fn, args):
     """`args` without the trailing constants that equal `fn`'s defaults."""
-    params = list(inspect.signature(fn).parameters.values())
+    params = _parameters(fn)
     args = list(args)
     while args and len(args) <= len(params):
         last, param = args[-1], params[len(args) - 1]
@@ -354,6 +369,11 @@ def _without_default_tail(fn, args):
             break
         args.pop()
     return args
+
+
+@functools.lru_cache(maxsize=None)
+def _parameters(fn):
+    return list(inspect.signature(fn).parameters.values())
 
 
 def _is_pure(fn):

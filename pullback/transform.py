@@ -188,8 +188,8 @@ def _run_pipeline(fn, param_kinds):
     calls = _Calls()
     result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
                              name)
-    raw = nodes.clone(result.tree)
-    optimized = optimize.optimize(result.tree)
+    raw = result.tree
+    optimized = optimize.optimize(raw)
     free = (set(bindings.cells) | set(origin.cells)) - {name}
     filename = _filename(origin, optimized.name, param_kinds)
     header = (f"pullback: forward and pullback of {origin.name} "
