@@ -38,8 +38,6 @@ these forms. The assignment `x_1 = x + e` that `x += e` becomes carries
 the update, which Python updates in place when it is a mutable array or list.
 """
 
-import dataclasses
-
 from . import nodes
 from .errors import TransformError, unsupported
 from .naming import Namer
@@ -92,7 +90,7 @@ def to_anf(tree, origin):
     body = _with_final_return(_lift_returns(tree.body))
     normalizer = _Normalizer(Namer.for_tree(tree), origin, _parameters(tree.args))
     tree.body = normalizer.block(body)
-    result = normalizer.scope.versions[RETURN]
+    result = normalizer.versions[RETURN]
     if isinstance(result, str):
         result = nodes.name(result)
     tree.body.append(nodes.return_(result, nodes.lineno_of(body[-1])))
@@ -144,21 +142,11 @@ def _with_final_return(body):
 # -- normalisation -------------------------------------------------------------
 
 
-@dataclasses.dataclass
-class _Scope:
-    """The current name of every local variable on the path being normalised."""
-
-    versions: dict
-
-    def copy(self):
-        return _Scope(dict(self.versions))
-
-
 class _Normalizer:
     def __init__(self, namer, origin, params):
         self.namer = namer
         self.origin = origin
-        self.scope = _Scope({p: p for p in params})
+        self.versions = {p: p for p in params}  # each local's current name on this path
         self.bound = set(params)
         self.out = []
         self.lineno = None
@@ -206,7 +194,7 @@ class _Normalizer:
         if not isinstance(target, nodes.Name):
             raise unsupported("augmented assignment to an item or attribute", stmt, self.origin,
                               "mutation is not yet supported")
-        before = self.scope.versions.get(target.id, target.id)
+        before = self.versions.get(target.id, target.id)
         value = nodes.binop(nodes.name(target.id), stmt.op, stmt.value)
         self.bind_target(nodes.store(target.id), value)
         self.out[-1].updates = (target.id, before)
@@ -223,26 +211,26 @@ class _Normalizer:
     def stmt_Return(self, stmt):
         value = stmt.value if stmt.value is not None else nodes.constant(None)
         if self.depth == 0 and _is_atom_or_reference(value):
-            self.scope.versions[RETURN] = self.atom(value)
+            self.versions[RETURN] = self.atom(value)
             return
         if self.returned is None:
             self.returned = self.namer.fresh("out")
         self.bind_value(self.returned, value)
-        self.scope.versions[RETURN] = self.returned
+        self.versions[RETURN] = self.returned
 
     def stmt_If(self, stmt):
         test = self.atom(stmt.test)
         lineno = self.lineno
-        before = self.scope
+        before = self.versions
         self.depth += 1
-        self.scope = before.copy()
+        self.versions = dict(before)
         body = self.block(stmt.body)
-        after_body = self.scope
-        self.scope = before.copy()
+        after_body = self.versions
+        self.versions = dict(before)
         orelse = self.block(stmt.orelse)
-        after_else = self.scope
+        after_else = self.versions
         self.depth -= 1
-        self.scope = _join(before, after_body, body, after_else, orelse, self)
+        self.versions = _join(before, after_body, body, after_else, orelse)
         self.lineno = lineno
         self.emit(nodes.if_(test, body, orelse))
 
@@ -263,7 +251,7 @@ class _Normalizer:
         if isinstance(target, nodes.Name):
             name = self.new_name(target.id)
             self.bind_value(name, value)
-            self.scope.versions[target.id] = name
+            self.versions[target.id] = name
         elif isinstance(target, (nodes.Tuple, nodes.List)) and _same_arity(target, value):
             atoms = [self.atom(v) for v in value.elts]
             for elt, atom in zip(target.elts, atoms):
@@ -315,7 +303,7 @@ class _Normalizer:
     def define(self, var):
         """A new single-assignment name for `var`, in scope from now on."""
         name = self.new_name(var)
-        self.scope.versions[var] = name
+        self.versions[var] = name
         return name
 
     def emit(self, stmt):
@@ -336,7 +324,7 @@ class _Normalizer:
         if isinstance(expr, nodes.NamedExpr):
             value = self.atom(expr.value)
             self.emit(nodes.assign(self.define(expr.target.id), value, self.lineno))
-            return nodes.name(self.scope.versions[expr.target.id])
+            return nodes.name(self.versions[expr.target.id])
         if _is_conditional(expr):
             return self.conditional(expr)
         flat = self.flatten(expr)
@@ -345,11 +333,11 @@ class _Normalizer:
         return nodes.name(temp)
 
     def load(self, name):
-        return nodes.name(self.scope.versions.get(name.id, name.id))
+        return nodes.name(self.versions.get(name.id, name.id))
 
     def is_reference(self, expr):
         path = nodes.dotted_path(expr)
-        return path is not None and path.split(".")[0] not in self.scope.versions
+        return path is not None and path.split(".")[0] not in self.versions
 
     def flatten(self, expr):
         """`expr` as one operation on atoms."""
@@ -463,13 +451,13 @@ class _Normalizer:
         return nodes.name(result)
 
     def branch(self, expr, result):
-        saved_out, saved_versions = self.out, dict(self.scope.versions)
+        saved_out, saved_versions = self.out, dict(self.versions)
         self.out = []
         if isinstance(expr, _Deferred):
             expr.evaluate(result)
         else:
             self.bind_value(result, expr)
-        if self.scope.versions != saved_versions:
+        if self.versions != saved_versions:
             raise unsupported("an assignment expression inside and/or/if-else", expr,
                               self.origin)
         body, self.out = self.out, saved_out
@@ -520,28 +508,25 @@ def _folded_constant(expr):
 # -- joins after an if ---------------------------------------------------------
 
 
-def _join(before, after_body, body, after_else, orelse, normalizer):
-    """One name per variable after an `if`, renaming or copying inside branches."""
-    joined = before.copy()
-    names = set(after_body.versions) | set(after_else.versions)
-    for var in sorted(names):
-        in_body = after_body.versions.get(var)
-        in_else = after_else.versions.get(var)
+def _join(before, after_body, body, after_else, orelse):
+    """One name per variable after an `if`, renaming or copying inside branches.
+
+    Returns, which assign the same name in every branch, need no join.
+    """
+    joined = dict(before)
+    for var in sorted(set(after_body) | set(after_else)):
+        in_body, in_else = after_body.get(var), after_else.get(var)
         if in_body == in_else:
-            joined.versions[var] = in_body
+            joined[var] = in_body
             continue
-        existing = before.versions.get(var)
-        if var == RETURN:
-            target = normalizer.namer.fresh("out")
-            _copy_into(body, target, in_body)
-            _copy_into(orelse, target, in_else)
-        elif in_body is not None and in_body != existing:
+        existing = before.get(var)
+        if in_body is not None and in_body != existing:
             target = in_body
             _rename_or_copy(orelse, in_else, target, existing)
         else:
             target = in_else
             _rename_or_copy(body, in_body, target, existing)
-        joined.versions[var] = target
+        joined[var] = target
     return joined
 
 
@@ -555,12 +540,8 @@ def _rename_or_copy(branch, version, target, existing):
 
 
 def _copy_into(branch, target, value):
-    if value is None:
-        return
-    if isinstance(value, str):
-        value = nodes.name(value)
     lineno = nodes.lineno_of(branch[-1]) if branch else None
-    branch.append(nodes.assign(target, nodes.clone(value), lineno))
+    branch.append(nodes.assign(target, value, lineno))
 
 
 def _rename(branch, old, new):

@@ -371,7 +371,7 @@ def _without_default_tail(fn, args):
     return args
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _parameters(fn):
     return list(inspect.signature(fn).parameters.values())
 
