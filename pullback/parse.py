@@ -7,6 +7,7 @@ annotations stripped, every node keeping its line in the user's file, plus an
 `Origin` recording where it came from: file, globals and closure cells.
 """
 
+import ast
 import dataclasses
 import linecache
 import types
@@ -72,6 +73,7 @@ def parse_function(fn):
             construct="source",
         )
     node = _find_definition(_module_tree(code.co_filename, lines), code)
+    _check_unchanged(node, code)
     origin = Origin(
         filename=code.co_filename,
         name=fn.__qualname__,
@@ -137,6 +139,54 @@ def _defines(node, code, params):
             and tuple(names) == params
         )
     return False
+
+
+def _check_unchanged(node, code):
+    """Refuse source text that is not what `code` was compiled from.
+
+    A file edited after it was imported still runs the old code, while
+    `linecache` returns the new text; differentiating the new text would give
+    the derivative of another function. The definition found is compiled again:
+    its constants and global names must all occur in the running code (tools
+    such as pytest's assertion rewriting may add more there, never remove).
+    """
+    fresh = _compiled(node, code)
+    running = _constants(code)
+    same = (
+        fresh is not None
+        and all(c in running for c in _constants(fresh))
+        and set(fresh.co_names) - set(code.co_freevars) <= set(code.co_names)
+    )
+    if not same:
+        raise TransformError(
+            f"the source of {code.co_name} in {code.co_filename} has changed since it was "
+            "loaded; reload its module (importlib.reload) or run its definition again",
+            code.co_filename,
+            node.lineno,
+            "source",
+        )
+
+
+def _compiled(node, code):
+    """The code object of definition `node` compiled on its own, or None."""
+    node = nodes.clone(node)
+    if isinstance(node, nodes.Lambda):
+        tree = ast.Expression(body=nodes.to_ast(node))
+        mode = "eval"
+    else:
+        node.decorator_list = []
+        tree = ast.Module(body=[nodes.to_ast(node)], type_ignores=[])
+        mode = "exec"
+    try:
+        compiled = compile(tree, code.co_filename, mode)
+    except (SyntaxError, ValueError):
+        return None
+    found = [c for c in compiled.co_consts if isinstance(c, types.CodeType)]
+    return found[0] if len(found) == 1 else None
+
+
+def _constants(code):
+    return [c for c in code.co_consts if not isinstance(c, types.CodeType)]
 
 
 def _by_column(candidates, code):

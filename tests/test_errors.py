@@ -1,5 +1,7 @@
 """Every way pullback refuses: a TransformError naming the user's file:line, never a guess."""
 
+import linecache
+
 import numpy as np
 import pytest
 
@@ -198,6 +200,18 @@ def test_source_unavailable():
     exec("def f(x):\n    return x * 2.0\n", namespace)
     with pytest.raises(TransformError, match="cannot read the source of f"):
         pullback.grad(namespace["f"])(1.0)
+
+
+def test_source_edited_after_import(tmp_path, monkeypatch):
+    module = tmp_path / "edited_module.py"
+    module.write_text("def f(x):\n    return x * 2.0\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import edited_module
+
+    module.write_text("def f(x):\n    return x * 3.0\n")
+    linecache.checkcache(str(module))
+    with pytest.raises(TransformError, match="has changed since it was loaded"):
+        pullback.grad(edited_module.f)(1.0)
 
 
 def test_builtin_without_rule():
