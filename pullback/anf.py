@@ -15,12 +15,14 @@ Statements, in a function body or an `if` branch::
     x = A op A                  BinOp
     x = op A                    UnaryOp (-, +, not, ~)
     x = A cmp A                 Compare with a single operator
-    x = F(A, ..., k=A, ...)     Call; F is R, a local Name, or A.method
+    x = F(A, ..., k=A, ...)     Call; F is R, a local Name, or A.method; or F(*A, **A)
     x = A.attr                  Attribute of a local value
     x = A[I]                    Subscript; I ::= A | A?:A?:A? | (I, ...)
-    x = (A, ...) | [A, ...] | {A: A, ...} | {A, ...}
+    x = (A, ...) | [A, ...] | {A: A, ...} | {A, ...}   items may be *A, dict items **A
     x = f"...{A}..."            JoinedStr
     x, y, ... = A               unpacking into names
+    x = lambda ...: ...         a closure; its defaults are atoms, its body as written
+    def g(...): ...             a closure; the same
     F(A, ..., k=A, ...)         a call whose value is dropped
     if A: S* else: S*           test is an atom
     assert A[, A]
@@ -33,12 +35,22 @@ The first binding of a user variable keeps its name, later ones get versions
 the `if` (both branches assign it, or copy the earlier version). `x += e`,
 `a = b = e`, `a, (b, c) = e`, `x: T = e`, `x := e`, chained comparisons,
 `and`/`or`, conditional expressions and early returns are desugared into
-these forms. The assignment `x_1 = x + e` that `x += e` becomes carries
+these forms. A call with starred arguments becomes `F(*args, **kwargs)` on a
+tuple and a dict built just before it.
+
+Closures: each nested `def` and `lambda` carries `captured`, the sorted names
+it reads from this function (its `co_freevars`). A captured variable has one
+value from the point it is captured: it is assigned once under its own name
+(several assignments before the capture become versions and a copy
+`v = v_2` just before it). Assigning it after the capture, assigning a
+captured parameter, or capturing a variable not assigned yet (other than a
+function `def`ined later, as in mutual recursion) raises TransformError:
+Python closures read the variable when they run. The assignment `x_1 = x + e` that `x += e` becomes carries
 `updates = ("x", "x")`: the user variable and the name of its value before
 the update, which Python updates in place when it is a mutable array or list.
 """
 
-from . import nodes
+from . import nodes, scopes
 from .errors import TransformError, unsupported
 from .naming import Namer
 
@@ -50,7 +62,6 @@ _UNSUPPORTED_STATEMENTS = {
     "AsyncWith": "an async with statement",
     "Try": "a try statement",
     "TryStar": "a try statement",
-    "FunctionDef": "a nested function definition",
     "AsyncFunctionDef": "an async function",
     "ClassDef": "a class definition",
     "Global": "a global statement",
@@ -61,7 +72,6 @@ _UNSUPPORTED_STATEMENTS = {
     "Match": "a match statement",
 }
 _UNSUPPORTED_EXPRESSIONS = {
-    "Lambda": "a lambda expression",
     "ListComp": "a list comprehension",
     "SetComp": "a set comprehension",
     "DictComp": "a dict comprehension",
@@ -87,8 +97,11 @@ def to_anf(tree, origin):
       TransformError: naming the file:line of a construct ANF cannot express.
     """
     tree = nodes.clone(tree)
+    cells, defined = _mark_captured(tree, origin)
+    counts = scopes.assignments(tree)
     body = _with_final_return(_lift_returns(tree.body))
-    normalizer = _Normalizer(Namer.for_tree(tree), origin, _parameters(tree.args))
+    normalizer = _Normalizer(Namer.for_tree(tree), origin, _parameters(tree.args), cells, counts,
+                             defined)
     tree.body = normalizer.block(body)
     result = normalizer.versions[RETURN]
     if isinstance(result, str):
@@ -97,9 +110,21 @@ def to_anf(tree, origin):
     return tree
 
 
+def _mark_captured(tree, origin):
+    """Give each nested function its `captured` names; return all captured locals."""
+    counts = scopes.assignments(tree)
+    local = set(_parameters(tree.args)) | {name for name, n in counts.items() if n}
+    outer = local | set(origin.cells)
+    cells = set()
+    nested = scopes.nested_functions(tree)
+    for node in nested:
+        node.captured = sorted(scopes.free_names(node) & outer)
+        cells.update(name for name in node.captured if name in local)
+    return cells, {n.name for n in nested if isinstance(n, nodes.FunctionDef)}
+
+
 def _parameters(args):
-    params = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
-    return [p.id for p in params if p is not None]
+    return [p.id for p in nodes.parameters(args)]
 
 
 # -- early returns -------------------------------------------------------------
@@ -143,11 +168,16 @@ def _with_final_return(body):
 
 
 class _Normalizer:
-    def __init__(self, namer, origin, params):
+    def __init__(self, namer, origin, params, cells, counts, defined):
         self.namer = namer
         self.origin = origin
         self.versions = {p: p for p in params}  # each local's current name on this path
         self.bound = set(params)
+        self.params = set(params)
+        self.cells = cells  # locals read by nested functions
+        self.counts = counts  # how often each local is assigned
+        self.captured_at = {}  # captured local -> the line of the first nested function
+        self.defined = defined  # the names of the nested `def`s
         self.out = []
         self.lineno = None
         self.depth = 0
@@ -245,6 +275,26 @@ class _Normalizer:
     def stmt_Pass(self, stmt):
         pass
 
+    def stmt_FunctionDef(self, stmt):
+        if stmt.decorator_list:
+            raise unsupported("a decorated nested function", stmt, self.origin, "not yet")
+        if self.counts[stmt.name] > 1:
+            raise unsupported(f"defining {stmt.name} more than once in a function", stmt,
+                              self.origin)
+        self.closure_defaults(stmt.args)
+        stmt.returns = None
+        self.capture(stmt)
+        self.bound.add(stmt.name)
+        self.versions[stmt.name] = stmt.name
+        self.emit(stmt)
+
+    def closure_defaults(self, args):
+        """Evaluate a nested function's default values here, as atoms."""
+        args.defaults = [self.atom(d) for d in args.defaults]
+        args.kw_defaults = [None if d is None else self.atom(d) for d in args.kw_defaults]
+        for param in nodes.parameters(args):
+            param.annotation = None
+
     # binding
 
     def bind_target(self, target, value):
@@ -296,9 +346,42 @@ class _Normalizer:
 
     def new_name(self, var):
         """A new single-assignment name for user variable `var` (not yet in scope)."""
-        name = var if var not in self.bound else self.namer.fresh(var)
+        if var in self.captured_at and var in self.bound:
+            raise TransformError(
+                f"{var} is read by the nested function at line {self.captured_at[var]} and "
+                "assigned again here; the closure would see the new value, which is not "
+                "supported: assign the new value to another name",
+                self.origin.filename, self.lineno, "late binding")
+        if var in self.captured_at:
+            name = var
+        elif var in self.bound or (var in self.cells and self.counts[var] > 1):
+            name = self.namer.fresh(var)
+        else:
+            name = var
         self.bound.update((var, name))
         return name
+
+    def capture(self, node):
+        """Fix the values of the variables nested function `node` reads."""
+        for var in node.captured:
+            if var in self.params and self.counts[var]:
+                raise TransformError(
+                    f"parameter {var} is read by a nested function defined here and assigned "
+                    "in the function; assign the new value to another name",
+                    self.origin.filename, self.lineno, "late binding")
+            current = self.versions.get(var)
+            if var in self.captured_at or var in self.origin.cells:
+                continue
+            if current is None and var not in self.defined:
+                raise TransformError(
+                    f"{var} is read by a nested function defined here before it is assigned; "
+                    f"assign {var} first (only functions defined with `def` may come later)",
+                    self.origin.filename, self.lineno, "late binding")
+            if current not in (None, var):
+                self.emit(nodes.assign(var, nodes.name(current), self.lineno))
+                self.versions[var] = var
+                self.bound.add(var)
+            self.captured_at[var] = self.lineno
 
     def define(self, var):
         """A new single-assignment name for `var`, in scope from now on."""
@@ -359,15 +442,37 @@ class _Normalizer:
             func = nodes.attribute(self.atom(func.value), func.attr)
         elif not self.is_reference(func):
             func = self.atom(func)
-        for arg in expr.args:
-            if isinstance(arg, nodes.Starred):
-                raise unsupported("a starred argument (*args)", expr, self.origin, "not yet")
-        for keyword in expr.keywords:
-            if keyword.arg is None:
-                raise unsupported("a **kwargs argument", expr, self.origin, "not yet")
+        if any(isinstance(a, nodes.Starred) for a in expr.args) or any(
+            k.arg is None for k in expr.keywords
+        ):
+            return self.starred_call(func, expr)
         args = [self.atom(a) for a in expr.args]
         keywords = [nodes.kw(k.arg, self.atom(k.value)) for k in expr.keywords]
         return nodes.call(func, args, keywords)
+
+    def starred_call(self, func, expr):
+        """`f(a, *xs, k=c, **kw)` as `f(*args, **kwargs)` on a tuple and a dict."""
+        if len(expr.args) == 1 and isinstance(expr.args[0], nodes.Starred):
+            args = self.atom(expr.args[0].value)
+        else:
+            args = self.named(nodes.tuple_(expr.args), "args")
+        items = nodes.Dict(keys=[None if k.arg is None else nodes.constant(k.arg)
+                                 for k in expr.keywords],
+                           values=[k.value for k in expr.keywords])
+        kwargs = self.named(items, "kwargs")
+        starred = [nodes.Starred(value=args, ctx=nodes.Load())]
+        return nodes.call(func, starred, [nodes.kw(None, kwargs)])
+
+    def named(self, expr, base):
+        """A fresh name `base` bound to `expr`, flattened."""
+        name = self.namer.fresh(base)
+        self.emit(nodes.assign(name, self.flatten(expr), self.lineno))
+        return nodes.name(name)
+
+    def expr_Lambda(self, expr):
+        self.closure_defaults(expr.args)
+        self.capture(expr)
+        return expr
 
     def expr_Attribute(self, expr):
         return nodes.attribute(self.atom(expr.value), expr.attr)
@@ -385,18 +490,21 @@ class _Normalizer:
         return self.atom(index)
 
     def expr_Tuple(self, expr):
-        return nodes.tuple_([self.atom(e) for e in self.no_starred(expr)])
+        return nodes.tuple_(self.items(expr.elts))
 
     def expr_List(self, expr):
-        return nodes.list_([self.atom(e) for e in self.no_starred(expr)])
+        return nodes.list_(self.items(expr.elts))
 
     def expr_Set(self, expr):
-        return nodes.Set(elts=[self.atom(e) for e in self.no_starred(expr)])
+        return nodes.Set(elts=self.items(expr.elts))
+
+    def items(self, elts):
+        """Atoms for the items of a literal; `*x` stays starred."""
+        return [nodes.Starred(value=self.atom(e.value), ctx=nodes.Load())
+                if isinstance(e, nodes.Starred) else self.atom(e) for e in elts]
 
     def expr_Dict(self, expr):
-        if any(k is None for k in expr.keys):
-            raise unsupported("dict unpacking (**)", expr, self.origin, "not yet")
-        return nodes.Dict(keys=[self.atom(k) for k in expr.keys],
+        return nodes.Dict(keys=[None if k is None else self.atom(k) for k in expr.keys],
                           values=[self.atom(v) for v in expr.values])
 
     def expr_JoinedStr(self, expr):
@@ -408,11 +516,6 @@ class _Normalizer:
                                              format_spec=value.format_spec)
             values.append(value)
         return nodes.JoinedStr(values=values)
-
-    def no_starred(self, expr):
-        if any(isinstance(e, nodes.Starred) for e in expr.elts):
-            raise unsupported("a starred element", expr, self.origin, "not yet")
-        return expr.elts
 
     # control flow inside expressions
 
@@ -582,6 +685,8 @@ def _check_block(body, top=False):
         elif isinstance(stmt, nodes.Raise):
             if stmt.exc is not None:
                 _require_atom(stmt.exc)
+        elif isinstance(stmt, nodes.FunctionDef):
+            _check_closure(stmt)
         else:
             raise TransformError(f"ANF: unexpected statement {type(stmt).__name__}")
 
@@ -607,7 +712,7 @@ def _check_operation(value, calls_only=False):
             _require_atom(func.value)
         elif not _is_atom_or_reference(func):
             raise TransformError("ANF: a callee must be an atom or a method of one")
-        _require_atoms(value.args + [k.value for k in value.keywords])
+        _require_atoms(_unstarred(value.args) + [k.value for k in value.keywords])
         return
     if calls_only:
         raise TransformError("ANF: expression statements must be calls")
@@ -625,13 +730,26 @@ def _check_operation(value, calls_only=False):
         _require_atom(value.value)
         _check_index(value.slice)
     elif isinstance(value, (nodes.Tuple, nodes.List, nodes.Set)):
-        _require_atoms(value.elts)
+        _require_atoms(_unstarred(value.elts))
     elif isinstance(value, nodes.Dict):
-        _require_atoms(value.keys + value.values)
+        _require_atoms([k for k in value.keys if k is not None] + value.values)
+    elif isinstance(value, nodes.Lambda):
+        _check_closure(value)
     elif isinstance(value, nodes.JoinedStr):
         _require_atoms([v.value for v in value.values if isinstance(v, nodes.FormattedValue)])
     else:
         raise TransformError(f"ANF: unexpected operation {type(value).__name__}")
+
+
+def _check_closure(node):
+    args = node.args
+    _require_atoms(args.defaults + [d for d in args.kw_defaults if d is not None])
+    if not hasattr(node, "captured"):
+        raise TransformError("ANF: a nested function without its captured names")
+
+
+def _unstarred(values):
+    return [v.value if isinstance(v, nodes.Starred) else v for v in values]
 
 
 def _check_index(index):

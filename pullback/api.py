@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from . import anf, emit, kinds, parse, rules, transform
+from . import anf, calls, emit, kinds, parse, rules, transform
 from .cotangents import is_differentiable, materialize
 
 _STAGES = ("anf", "raw", "optimized")
@@ -39,8 +39,10 @@ def vjp(f, *args):
     forward = transform.forward_function(fn, transform.param_kinds(fn, args, {}))
     out, pullback = forward(*args)
 
+    signature = inspect.signature(fn)
+
     def back(ct):
-        cts = pullback(ct)
+        cts = calls.by_argument(signature, args, {}, pullback(ct))
         return tuple(materialize(c, a) for c, a in zip(cts[1:], args))
 
     return out, back
@@ -76,7 +78,7 @@ def value_and_grad(f, argnums=0):
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
         out, pullback = forward(*args, **kwargs)
-        cts = pullback(_seed(fn, out))
+        cts = calls.by_argument(inspect.signature(fn), args, kwargs, pullback(_seed(fn, out)))
         grads = tuple(materialize(cts[1 + i], args[i]) for i in positions)
         return out, grads[0] if isinstance(argnums, int) else grads
 

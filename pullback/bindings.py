@@ -19,13 +19,17 @@ class Bindings:
       namer: the function's `naming.Namer` (it knows every user name).
       code: the user function's code object.
       user_globals: the user function's globals.
+      nested_names: the names the user's nested functions use; a helper never
+        takes one of them, so those functions keep exactly their own free
+        variables inside the generated code.
     """
 
-    def __init__(self, namer, code, user_globals):
+    def __init__(self, namer, code, user_globals, nested_names=()):
         self.namer = namer
         self.cells = {}
         self._by_identity = {}
         self._locals = set(code.co_varnames + code.co_cellvars + code.co_freevars)
+        self._locals.update(nested_names)
         self._globals = user_globals
 
     def object(self, name, obj):

@@ -11,7 +11,11 @@ it to a value gives the value. Anything nonlinear raises, as that would mean a
 rule is wrong.
 """
 
+import types
+
 import numpy as np
+
+from . import scopes
 
 
 class Zero:
@@ -217,6 +221,68 @@ def repack(x, items):
     return tuple(items)
 
 
+def unstar(g, parts, starred):
+    """The cotangents of the parts of `(a, *xs, b)` from the cotangent `g` of the result.
+
+    `starred[i]` says whether `parts[i]` was unpacked (`*xs`).
+    """
+    result, start = [], 0
+    for part, is_starred in zip(parts, starred):
+        end = start + (len(part) if is_starred else 1)
+        if g is ZERO:
+            result.append(ZERO)
+        else:
+            result.append(repack(part, g[start:end]) if is_starred else g[start])
+        start = end
+    return tuple(result)
+
+
+def undict(g, parts, keys):
+    """The cotangents of the parts of `{k: v, **d}` from the cotangent `g` of the result.
+
+    `keys[i]` is the key of `parts[i]`, or None for a dict unpacked with `**`;
+    an item that a later part overrides gets `ZERO`.
+    """
+    result = []
+    for i, (key, part) in enumerate(zip(keys, parts)):
+        later = set()
+        for later_key, later_part in zip(keys[i + 1 :], parts[i + 1 :]):
+            later.update(later_part if later_key is None else (later_key,))
+        if key is None:
+            result.append({k: ZERO if g is ZERO or k in later else g[k] for k in part})
+        else:
+            result.append(ZERO if g is ZERO or key in later else g[key])
+    return tuple(result)
+
+
+def unroll(cotangents, captured):
+    """The cotangents of the variables read by a group of recursive closures.
+
+    A closure that calls itself (or others of its group) has an environment
+    cotangent that holds, for each call it made, the environment cotangent of
+    the callee, nested as deep as the recursion went.
+
+    Args:
+      cotangents: the cotangent of each closure of the group, by name.
+      captured: the names each closure reads, in `co_freevars` order.
+
+    Returns:
+      The summed cotangent of each variable read that is not in the group.
+    """
+    totals = {var: ZERO for names in captured.values() for var in names if var not in captured}
+    pending = list(cotangents.items())
+    while pending:
+        name, ct = pending.pop()
+        if ct is ZERO:
+            continue
+        for var, item in zip(captured[name], ct):
+            if var in captured:
+                pending.append((var, item))
+            else:
+                totals[var] = add(totals[var], item)
+    return totals
+
+
 def unstack(g, xs, axis=0):
     """The cotangents of the arrays `xs` from the cotangent `g` of `np.stack(xs, axis)`."""
     if g is ZERO:
@@ -327,8 +393,11 @@ def materialize(ct, x):
 
     Used where cotangents leave pullback for the user: the cotangent of a float
     is a float, of an array a writable array of its shape and dtype, of a
-    tuple/list/dict a tuple/list/dict; non-differentiable leaves stay `ZERO`.
+    tuple/list/dict a tuple/list/dict, of a closure the tuple of the
+    cotangents of its free variables; non-differentiable leaves stay `ZERO`.
     """
+    if isinstance(x, types.FunctionType):
+        return materialize(ct, tuple(scopes.cell_values(x))) if x.__closure__ else ZERO
     if isinstance(x, (tuple, list)):
         cts = [ZERO] * len(x) if ct is ZERO else ct
         items = [materialize(c, xi) for c, xi in zip(cts, x)]

@@ -11,6 +11,11 @@ The compiled text wraps the forward function in a factory whose parameters are
 the names it reads from closure cells (pullback's helpers and the user's own
 free variables); the factory is never called: `bind` builds the forward
 function from the code object directly, with the user's live globals and cells.
+
+The user's nested functions appear in the forward as written. Their code
+objects in the compiled forward are replaced by code compiled from the user's
+own lines and file, so a closure the forward creates is the user's closure:
+tracebacks, pdb and pullback itself read its source where the user wrote it.
 """
 
 import ast
@@ -28,19 +33,24 @@ def render(tree, origin):
     """The source text of FunctionDef `tree`, with origin comments.
 
     Returns:
-      `(lines, source_map)`: the text's lines (without newlines) and, for each
-      of them, the user line it came from (or None).
+      `(lines, source_map, closures)`: the text's lines (without newlines);
+      for each of them, the user line it came from (or None); and, by line
+      index, the user's nested functions (`def` or `lambda` ast nodes).
     """
-    out = _Renderer(origin)
+    verbatim = {n.name for n in nodes.walk(tree)
+                if isinstance(n, nodes.FunctionDef) and hasattr(n, "captured")}
+    out = _Renderer(origin, verbatim)
     out.statement(nodes.to_ast(tree), 0)
-    return out.lines, out.source_map
+    return out.lines, out.source_map, out.closures
 
 
 class _Renderer:
-    def __init__(self, origin):
+    def __init__(self, origin, verbatim):
         self.origin = origin
+        self.verbatim = verbatim
         self.lines = []
         self.source_map = []
+        self.closures = {}
         self.basename = os.path.basename(origin.filename)
 
     def add(self, text, indent, lineno):
@@ -60,7 +70,11 @@ class _Renderer:
     def statement(self, stmt, indent):
         """Print one statement (a standard-library ast node) and its body."""
         lineno = getattr(stmt, "lineno", None)
-        if isinstance(stmt, ast.FunctionDef):
+        if isinstance(stmt, ast.FunctionDef) and stmt.name in self.verbatim:
+            self.closures[len(self.lines)] = stmt
+            for line in ast.unparse(stmt).splitlines():
+                self.add(line, indent, lineno)
+        elif isinstance(stmt, ast.FunctionDef):
             self.add(f"def {stmt.name}({ast.unparse(stmt.args)}):", indent, lineno)
             self.block(stmt.body, indent + 1)
         elif isinstance(stmt, ast.If):
@@ -70,9 +84,12 @@ class _Renderer:
                 self.add("else:", indent, lineno)
                 self.block(stmt.orelse, indent + 1, lineno)
         elif isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple):
-            targets = ", ".join(ast.unparse(t) for t in stmt.targets[0].elts)
+            elts = stmt.targets[0].elts
+            targets = ", ".join(ast.unparse(t) for t in elts) + ("," if len(elts) == 1 else "")
             self.add(f"{targets} = {ast.unparse(stmt.value)}", indent, lineno)
         else:
+            if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda):
+                self.closures[len(self.lines)] = stmt.value
             self.add(ast.unparse(stmt), indent, lineno)
 
 
@@ -95,15 +112,40 @@ def compile_forward(tree, origin, free_names, filename, header):
       `(code, text, source_map)`: the forward's code object, the text of the
       forward alone (for display) and its source map.
     """
-    lines, source_map = render(tree, origin)
+    lines, source_map, closures = render(tree, origin)
     factory = f"def {tree.name}_factory({', '.join(sorted(free_names))}):"
     body = [_INDENT + line for line in lines] + [f"{_INDENT}return {tree.name}"]
     text = "\n".join([f"# {header}", factory] + body) + "\n"
     register(filename, text)
     module = compile(text, filename, "exec")
-    factory_code = _constant_code(module, f"{tree.name}_factory")
-    code = _constant_code(factory_code, tree.name)
+    code = _constant_code(_constant_code(module, f"{tree.name}_factory"), tree.name)
+    by_line = {index + _FIRST_LINE: node for index, node in closures.items()}
+    code = code.replace(co_consts=tuple(
+        _user_code(by_line[c.co_firstlineno], c, origin.filename)
+        if isinstance(c, types.CodeType) and c.co_firstlineno in by_line else c
+        for c in code.co_consts))
     return code, "\n".join(lines) + "\n", [None, None] + source_map
+
+
+_FIRST_LINE = 3  # the header comment and the factory come first
+
+
+def _user_code(node, generated, filename):
+    """The code of a user's nested function, compiled from its own lines and file.
+
+    `generated` is the code compiled from the generated text; both read the
+    same closure cells.
+    """
+    factory = ast.parse(f"def closure_factory({', '.join(generated.co_freevars)}):\n    pass")
+    inner = node if isinstance(node, ast.FunctionDef) else ast.copy_location(
+        ast.Return(value=node), node)
+    factory.body[0].body = [inner]
+    code = _constant_code(_constant_code(compile(factory, filename, "exec"), "closure_factory"),
+                          generated.co_name)
+    if code.co_freevars != generated.co_freevars:
+        raise AssertionError(f"{generated.co_name}: closure variables {code.co_freevars} "
+                             f"differ from {generated.co_freevars}")
+    return code
 
 
 def _constant_code(code, name):

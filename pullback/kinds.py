@@ -9,9 +9,11 @@ correct for any value of its kind.
 """
 
 import dataclasses
+import types
 
 import numpy as np
 
+from . import scopes
 from .cotangents import is_differentiable
 
 
@@ -77,16 +79,33 @@ def sequence(type_, items):
 
 
 def of_value(value):
-    """The kind of a runtime value."""
+    """The kind of a runtime value.
+
+    A function is active (ANY) when a value it closes over is: its cotangent
+    is the tuple of the cotangents of its free variables.
+    """
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
     if isinstance(value, (tuple, list)):
         return sequence(tuple if isinstance(value, tuple) else list, map(of_value, value))
     if isinstance(value, dict):
         return container(dict, value.keys(), map(of_value, value.values()))
+    if isinstance(value, types.FunctionType):
+        return ANY if _closes_over_active(value, set()) else CONST
     if not is_differentiable(value):
         return CONST
     return ARRAY if isinstance(value, np.ndarray) else SCALAR
+
+
+def _closes_over_active(fn, seen):
+    seen.add(id(fn))
+    for value in scopes.cell_values(fn):
+        if isinstance(value, types.FunctionType):
+            if id(value) not in seen and _closes_over_active(value, seen):
+                return True
+        elif of_value(value).active:
+            return True
+    return False
 
 
 def of_annotation(annotation, default=ANY):

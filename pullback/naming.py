@@ -139,6 +139,8 @@ def _describe_head(node):
         return "items"
     if isinstance(node, nodes.Dict):
         return "mapping"
+    if isinstance(node, nodes.Lambda):
+        return "fn"
     return None
 
 

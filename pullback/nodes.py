@@ -193,6 +193,12 @@ def arguments_(params, vararg=None, kwonly=(), kw_defaults=(), kwarg=None, defau
     )
 
 
+def parameters(args):
+    """The parameter nodes of an `arguments` node, in signature order."""
+    params = args.posonlyargs + args.args + [args.vararg] + args.kwonlyargs + [args.kwarg]
+    return [p for p in params if p is not None]
+
+
 def function_def(fname, args, body, lineno=None):
     """`def fname(args): body`; `args` is an `arguments` node or a list of names."""
     if not isinstance(args, gast.arguments):

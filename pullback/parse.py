@@ -115,6 +115,8 @@ def _find_definition(tree, code):
     candidates = [n for n in nodes.walk(tree) if _defines(n, code, params)]
     if len(candidates) > 1:
         candidates = _by_column(candidates, code)
+    if len(candidates) > 1:
+        candidates = [n for n in candidates if _same_bytecode(n, code)]
     if len(candidates) != 1:
         what = "several definitions match" if candidates else "no definition matches"
         raise TransformError(
@@ -189,17 +191,22 @@ def _constants(code):
     return [c for c in code.co_consts if not isinstance(c, types.CodeType)]
 
 
+def _same_bytecode(node, code):
+    """Whether `node` compiles to `code` (for same-line lambdas without column data)."""
+    fresh = _compiled(node, code)
+    return fresh is not None and fresh.co_code == code.co_code
+
+
 def _by_column(candidates, code):
-    """Pick among same-line lambdas by the column of the code's first instruction."""
+    """Pick among same-line lambdas: the smallest one spanning the code's columns."""
     positions = getattr(code, "co_positions", None)
-    if positions is None:
+    if positions is None:  # Python 3.10
         return candidates
-    cols = [c for _, _, c, _ in positions() if c is not None]
-    if not cols:
-        return candidates
-    col = min(cols)
-    inside = [n for n in candidates if n.body.col_offset <= col < n.body.end_col_offset]
-    return [min(inside, key=lambda n: n.body.end_col_offset - n.body.col_offset)] if inside else []
+    spans = [(line, col, end) for line, _, col, end in positions()
+             if col is not None and end and end > col and line == code.co_firstlineno]
+    inside = [n for n in candidates
+              if all(n.col_offset <= col and end <= n.end_col_offset for _, col, end in spans)]
+    return [min(inside, key=lambda n: n.end_col_offset - n.col_offset)] if inside else []
 
 
 def _as_function_def(node, origin):
@@ -210,8 +217,8 @@ def _as_function_def(node, origin):
     node.decorator_list = []
     node.returns = None
     args = node.args
-    for param in args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]:
-        if param is not None and param.annotation is not None:
+    for param in nodes.parameters(args):
+        if param.annotation is not None:
             origin.annotations[param.id] = param.annotation
             param.annotation = None
     return node

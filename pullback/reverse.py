@@ -30,7 +30,7 @@ import types
 
 import numpy as np
 
-from . import cotangents, emit, kinds, nodes, rules
+from . import calls, cotangents, emit, kinds, nodes, rules, scopes
 from .errors import TransformError
 
 
@@ -83,7 +83,7 @@ class Call:
     pullback: str
     bound: list  # the atom receiving each cotangent the pullback returns (a method's: its object)
     lineno: int
-    dynamic: bool
+    split: bool = False  # a call f(*args, **kwargs): bound is [f, args, kwargs]
 
 
 @dataclasses.dataclass
@@ -104,9 +104,18 @@ class Unpack:
 @dataclasses.dataclass
 class Build:
     target: str
-    keys: list
+    keys: list  # the key of each value; if it unpacks parts, the helper's layout argument
     values: list
     lineno: int
+    unpacks: object = None  # cotangents.unstar or .undict when parts are unpacked (*x, **d)
+
+
+@dataclasses.dataclass
+class Closure:
+    target: str
+    captured: list  # the free variables of the closure, in `co_freevars` order
+    lineno: int
+    group: list = None  # closures that read one another: all of them on the first, [] on others
 
 
 @dataclasses.dataclass
@@ -145,7 +154,8 @@ class _Reverse:
         self.bindings = bindings
         self.calls = calls
         self.params = _parameter_names(tree.args)
-        self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params}
+        self.freevars = list(origin.cells)
+        self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params + self.freevars}
         self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
         self.cot = {}
         self.cotangent_names = {}
@@ -176,11 +186,14 @@ class _Reverse:
             forward.extend(emitted)
             if op is not None:
                 ops.append(op)
+        _group_closures(ops)
         return forward, ops
 
     def forward_statement(self, stmt):
         if isinstance(stmt, nodes.If):
             return self.forward_if(stmt)
+        if isinstance(stmt, nodes.FunctionDef):
+            return [stmt], self.closure(stmt.name, stmt)
         if isinstance(stmt, nodes.Assign):
             target = stmt.targets[0]
             if isinstance(target, nodes.Tuple):
@@ -216,6 +229,8 @@ class _Reverse:
             return [stmt], None
         if isinstance(value, (nodes.Tuple, nodes.List, nodes.Dict)):
             return [stmt], self.build(target, value)
+        if isinstance(value, nodes.Lambda):
+            return [stmt], self.closure(target, value)
         if isinstance(value, nodes.Call):
             return self.call(target, value, stmt)
         return [stmt], self.operation(target, value, stmt)
@@ -250,11 +265,31 @@ class _Reverse:
         op = self.primitive(target, operator.getitem, [value.value, index], [])
         if isinstance(container, kinds.Container) and isinstance(index, nodes.Constant):
             self.kinds[target] = container.item(index.value) or kinds.element(container)
-        elif container.active:
+        elif isinstance(container, kinds.Container) and not isinstance(value.slice, nodes.Slice):
             self.kinds[target] = kinds.element(container)
+        elif container.active:
+            self.kinds[target] = kinds.ARRAY if container is kinds.ARRAY else kinds.ANY
         return op
 
+    def closure(self, target, node):
+        """φ of a nested `def` or `lambda` is the closure itself. It is active when a
+        variable it reads is (or may be: one not assigned yet)."""
+        active = any(var not in self.kinds or self.kinds[var].active for var in node.captured)
+        self.kinds[target] = kinds.ANY if active else kinds.CONST
+        return Closure(target, node.captured, self.lineno) if active else None
+
     def build(self, target, value):
+        if _unpacks(value):
+            if isinstance(value, nodes.Dict):
+                helper, parts = cotangents.undict, value.values
+                layout = [nodes.constant(None) if k is None else k for k in value.keys]
+            else:
+                helper = cotangents.unstar
+                parts = [v.value if isinstance(v, nodes.Starred) else v for v in value.elts]
+                layout = [nodes.constant(isinstance(v, nodes.Starred)) for v in value.elts]
+            active = any(self.kind_of(p).active for p in parts)
+            self.kinds[target] = kinds.ANY if active else kinds.CONST
+            return Build(target, layout, parts, self.lineno, helper) if active else None
         if isinstance(value, nodes.Dict):
             keys = value.keys
             values = value.values
@@ -285,20 +320,22 @@ class _Reverse:
     def call(self, target, value, stmt):
         """Forward code and operation for `target = f(...)`."""
         fn = self.callee(value.func)
-        args = value.args
+        args = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
         if fn is not None and self.is_method(value.func):
             args = [value.func.value] + args
         keywords = [(k.arg, k.value) for k in value.keywords]
         active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
-        if fn is None:
+        if fn is None or _is_split(value):
             callee = value.func.value if self.is_method(value.func) else value.func
             if active or self.kind_of(callee).active:
                 return self.dynamic_call(target, value)
         elif active and not rules.is_nondifferentiable(fn):
             if rules.rule_for(fn) is not None:
                 return [stmt], self.primitive(target, fn, args, keywords)
-            if isinstance(fn, types.FunctionType):
+            if isinstance(fn, types.FunctionType) and scopes.has_fixed_parameters(fn):
                 return self.static_call(target, fn, value)
+            if isinstance(fn, types.FunctionType):
+                return self.dynamic_call(target, value)
             raise self.no_rule(fn)
         self.kinds[target] = kinds.CONST
         return [stmt], None
@@ -339,9 +376,6 @@ class _Reverse:
         except TypeError as error:
             raise self.error(f"calling {fn.__qualname__}: {error}", fn.__qualname__) from None
         params = list(signature.parameters)
-        if any(p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) for p in signature.parameters.values()):
-            raise self.error(f"calling {fn.__qualname__}, which takes *args or **kwargs: "
-                             "not yet supported", "*args")
         arguments = [bound.arguments.get(p) for p in params]
         callee = self.calls.resolve(fn, {p: self.kind_of(a) if a is not None else kinds.CONST
                                    for p, a in zip(params, arguments)})
@@ -350,19 +384,24 @@ class _Reverse:
         call = nodes.call(nodes.name(forward_name), value.args, value.keywords)
         stmt = nodes.unpack([target, pullback], call, self.lineno)
         self.kinds[target] = callee.result_kind
-        return [stmt], Call(target, pullback, [None] + arguments, self.lineno, dynamic=False)
+        return [stmt], Call(target, pullback, [None] + arguments, self.lineno)
 
     def dynamic_call(self, target, value):
-        if value.keywords:
-            raise self.error("a call with keyword arguments to a function known only when "
-                             "it runs", "dynamic call")
+        """`y, y_pb = forward(f, ...)`: `f` is transformed when the call happens.
+
+        The pullback returns the cotangent of `f` (its environment; a method's
+        object) and one per argument as written, or, for `f(*args, **kwargs)`,
+        one for `args` and one for `kwargs`.
+        """
         forward = self.bindings.object("forward", self.calls.forward)
         pullback = self.namer.pullback(target)
-        call = nodes.call(nodes.name(forward), [value.func] + value.args)
+        call = nodes.call(nodes.name(forward), [value.func] + value.args, value.keywords)
         stmt = nodes.unpack([target, pullback], call, self.lineno)
         self.kinds[target] = kinds.ANY
         callee = value.func.value if self.is_method(value.func) else value.func
-        return [stmt], Call(target, pullback, [callee] + value.args, self.lineno, dynamic=True)
+        arguments = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
+        bound = [callee] + arguments + [k.value for k in value.keywords]
+        return [stmt], Call(target, pullback, bound, self.lineno, split=_is_split(value))
 
     def primitive(self, target, fn, args, keywords):
         rule = rules.rule_for(fn)
@@ -429,7 +468,10 @@ class _Reverse:
         if returned is not None and result_kind.active:
             self.cot[returned] = param
             body = self.backward_block(ops)
-        results = [self.zero()] + [self.cotangent_atom(p) for p in self.params]
+        env = self.zero()
+        if any(v in self.cot for v in self.freevars):
+            env = nodes.tuple_([self.cotangent_atom(v) for v in self.freevars])
+        results = [env] + [self.cotangent_atom(p) for p in self.params]
         body.append(nodes.return_(nodes.tuple_(results)))
         return nodes.function_def(name, [param], body, ret.lineno)
 
@@ -481,8 +523,9 @@ class _Reverse:
                 targets.append(temp)
                 later.append((var, temp))
         call = nodes.call(nodes.name(op.pullback), [nodes.name(self.cot[op.target])])
-        if op.dynamic:
-            targets.append("*_")
+        if op.split:
+            split = self.bindings.object("split_cotangents", calls.split_cotangents)
+            call = nodes.call(nodes.name(split), [call] + [nodes.clone(a) for a in op.bound[1:]])
         out = [nodes.unpack(targets, call, self.lineno)]
         for var, temp in later:
             out.extend(self.contribute(var, nodes.name(temp)))
@@ -502,11 +545,48 @@ class _Reverse:
     def backward_build(self, op):
         if op.target not in self.cot:
             return []
+        if not op.unpacks:
+            return self.distribute(self.cot[op.target], zip(op.keys, op.values))
+        parts = self.namer.fresh(self.cotangent_name(op.target) + "_parts")
+        helper = nodes.name(self.bindings.object(op.unpacks.__name__, op.unpacks))
+        split = nodes.call(helper, [nodes.name(self.cot[op.target]), nodes.tuple_(op.values),
+                                    nodes.tuple_(op.keys)])
+        positions = [nodes.constant(i) for i in range(len(op.values))]
+        return [nodes.assign(parts, split, self.lineno)] + self.distribute(
+            parts, zip(positions, op.values))
+
+    def backward_closure(self, op):
+        """ρ of a closure: its cotangent holds its free variables' ([dw1, ..., dwl] ⊕= dg)."""
+        if op.group is not None:
+            return self.backward_closure_group(op.group)
+        if op.target not in self.cot:
+            return []
+        positions = [nodes.constant(i) for i in range(len(op.captured))]
+        return self.distribute(self.cot[op.target], zip(positions, map(nodes.name, op.captured)))
+
+    def backward_closure_group(self, group):
+        """ρ of closures that read one another: their cotangents nest as deep as the
+        recursion went, and `unroll` sums them per variable read."""
+        if not any(op.target in self.cot for op in group):
+            return []
+        names = [nodes.constant(op.target) for op in group]
+        cotangents_ = nodes.Dict(keys=names, values=[self.cotangent_atom(op.target)
+                                                     for op in group])
+        layouts = nodes.Dict(keys=nodes.clone(names), values=[
+            nodes.tuple_(map(nodes.constant, op.captured)) for op in group])
+        unroll = nodes.name(self.bindings.object("unroll", cotangents.unroll))
+        totals = self.namer.fresh(self.cotangent_name(group[0].target) + "_group")
+        members = {op.target for op in group}
+        read = sorted({v for op in group for v in op.captured} - members)
+        return [nodes.assign(totals, nodes.call(unroll, [cotangents_, layouts]), self.lineno)] + (
+            self.distribute(totals, [(nodes.constant(v), nodes.name(v)) for v in read]))
+
+    def distribute(self, container, items):
+        """`dv ⊕= container[key]` for each (key, atom v) of `items` that is active."""
         out = []
-        ct = nodes.name(self.cot[op.target])
-        for key, value in zip(op.keys, op.values):
+        for key, value in items:
             if isinstance(value, nodes.Name) and self.kind_of(value).active:
-                item = nodes.Subscript(value=nodes.clone(ct), slice=nodes.clone(key),
+                item = nodes.Subscript(value=nodes.name(container), slice=nodes.clone(key),
                                        ctx=nodes.Load())
                 out.extend(self.contribute(value.id, item))
         return out
@@ -639,6 +719,39 @@ class _Reverse:
         return TransformError(message, self.origin.filename, self.lineno, construct)
 
 
+def _group_closures(ops):
+    """Mark closures that read one another (directly or not) as one group, handled
+    by the first of them in the pullback."""
+    closures = {op.target: op for op in ops if isinstance(op, Closure)}
+    group_of = {name: {name} for name in closures}
+    for op in closures.values():
+        for var in op.captured:
+            if var in closures and group_of[var] is not group_of[op.target]:
+                merged = group_of[var] | group_of[op.target]
+                for name in merged:
+                    group_of[name] = merged
+    for op in closures.values():
+        members = group_of[op.target]
+        recursive = len(members) > 1 or op.target in op.captured
+        if recursive:
+            ordered = [other for other in closures.values() if other.target in members]
+            op.group = ordered if op is ordered[0] else []
+
+
+def _unpacks(value):
+    """Whether a literal unpacks another value into itself (`*x`, `**d`)."""
+    if isinstance(value, nodes.Dict):
+        return any(k is None for k in value.keys)
+    return any(isinstance(e, nodes.Starred) for e in value.elts)
+
+
+def _is_split(call):
+    """Whether a call passes `*args` or `**kwargs` (ANF then calls `f(*args, **kwargs)`)."""
+    return any(isinstance(a, nodes.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords)
+
+
+
 def _assign_in(branch, name, value, zero, lineno):
     if value == name:
         return
@@ -657,8 +770,7 @@ def _result_kind(rule, arg_kinds):
 
 
 def _parameter_names(args):
-    params = args.posonlyargs + args.args + args.kwonlyargs + [args.vararg, args.kwarg]
-    return [p.id for p in params if p is not None]
+    return [p.id for p in nodes.parameters(args)]
 
 
 _MISSING = object()

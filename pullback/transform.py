@@ -16,7 +16,19 @@ import re
 import types
 import weakref
 
-from . import anf, cotangents, emit, kinds, nodes, optimize, parse, reverse, rules
+from . import (
+    anf,
+    calls,
+    cotangents,
+    emit,
+    kinds,
+    nodes,
+    optimize,
+    parse,
+    reverse,
+    rules,
+    scopes,
+)
 from .bindings import Bindings
 from .errors import TransformError
 from .naming import Namer
@@ -162,6 +174,7 @@ class _Calls:
 
     def __init__(self):
         self.callees = []
+        self.forward = forward
 
     def resolve(self, fn, param_kinds):
         """The forward of a Python function called from the function being transformed."""
@@ -172,17 +185,15 @@ class _Calls:
         self.callees.append((fn, param_kinds, result_kind))
         return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind)
 
-    @staticmethod
-    def forward(fn, *args, **kwargs):
-        return forward(fn, *args, **kwargs)
-
 
 def _run_pipeline(fn, param_kinds):
     tree, origin = parse.parse_function(fn)
     normal = anf.to_anf(tree, origin)
     namer = Namer.for_tree(normal)
     namer.reserve(tree.name)
-    bindings = Bindings(namer, fn.__code__, fn.__globals__)
+    nested_names = {n.id for closure in scopes.nested_functions(normal)
+                    for n in nodes.walk(closure) if isinstance(n, nodes.Name)}
+    bindings = Bindings(namer, fn.__code__, fn.__globals__, nested_names)
     own = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), _Forward())
     name = bindings.cell(f"{_simple_name(fn)}_fwd", own.cell)
     calls = _Calls()
@@ -219,23 +230,28 @@ def _key(param_kinds):
 
 
 def param_kinds(fn, args, kwargs, active=None):
-    """The kind of each parameter of `fn` when called with `args` and `kwargs`.
+    """The kind of each parameter and free variable of `fn` called with `args`, `kwargs`.
 
     Args:
       fn: a Python function.
       args, kwargs: the call's arguments.
-      active: parameter names that may be active; others are constants. None
-        means all.
+      active: parameter names that may be active; the other parameters and the
+        free variables are constants. None means all may be.
 
     Raises:
       TypeError: when the arguments do not fit `fn`'s signature.
     """
     bound = inspect.signature(fn).bind(*args, **kwargs)
+    values = dict(bound.arguments)
+    if active is None:
+        values.update(zip(fn.__code__.co_freevars, scopes.cell_values(fn)))
     result = {}
-    for name, value in bound.arguments.items():
-        kind = kinds.of_value(value)
-        result[name] = kind if active is None or name in active else kinds.CONST
+    for name, value in values.items():
+        result[name] = kinds.of_value(value) if active is None or name in active else kinds.CONST
     return result
+
+
+
 
 
 # -- calls resolved at run time ---------------------------------------------------
@@ -261,7 +277,24 @@ def forward(fn, *args, **kwargs):
             f"@pullback.adjoint({rules.describe(fn)}) (see docs/rules.md)",
             construct=rules.describe(fn),
         )
-    return forward_function(fn, param_kinds(fn, args, kwargs))(*args, **kwargs)
+    value, pullback = forward_function(fn, param_kinds(fn, args, kwargs))(*args, **kwargs)
+    return value, _argument_pullback(fn, args, kwargs, pullback)
+
+
+def _argument_pullback(fn, args, kwargs, pullback):
+    """`pullback`, returning one cotangent per argument of the call rather than per
+    parameter of `fn` (see `calls.by_argument`)."""
+    signature = inspect.signature(fn)
+    if not kwargs and scopes.has_fixed_parameters(fn) and len(args) == len(
+        signature.parameters
+    ):
+        return pullback
+
+    def argument_pullback(ct):
+        return calls.by_argument(signature, args, kwargs, pullback(ct))
+
+    return argument_pullback
+
 
 
 def _is_builtin_method(fn):

@@ -1,0 +1,288 @@
+"""Closures, nested functions, higher-order functions, recursion, calling conventions.
+
+Each case is checked against finite differences by `check_grads` at every order
+in ORDERS (grad of grad adds 2).
+"""
+
+import sys
+
+import numpy as np
+import pytest
+
+import pullback
+from pullback import TransformError
+from pullback.testing import check_grads
+
+ORDERS = [1]
+rng = np.random.default_rng(3)
+
+
+# -- higher-order functions at module level ------------------------------------
+
+
+def apply(g, x):
+    return g(x)
+
+
+def apply_twice(g, x):
+    return g(g(x))
+
+
+def compose(f, g):
+    return lambda x: f(g(x))
+
+
+def fold(g, acc, xs):
+    if not xs:
+        return acc
+    return fold(g, g(acc, xs[0]), xs[1:])
+
+
+def make_scaler(w):
+    return lambda x: w * x
+
+
+def make_affine(w, b):
+    def affine(x):
+        return w * x + b
+
+    return affine
+
+
+def cube(x):
+    return x * x * x
+
+
+def sum_args(*args, scale=1.0, **named):
+    return (args[0] + args[1] * named["z"]) * scale
+
+
+# -- differentiated functions --------------------------------------------------
+
+
+def lambda_fan_out(x, w):
+    g = lambda y: w * y
+    return g(x) + g(x * 2.0)
+
+
+def paper_example(a):
+    return (lambda b: lambda c: b)(a)(1.0)
+
+
+def versions_before_capture(x):
+    h = x * 2.0
+    h = np.tanh(h)
+
+    def g(y):
+        return h * y
+
+    return g(3.0)
+
+
+def returned_closure(x):
+    scale = make_scaler(x * 2.0)
+    return scale(3.0) + scale(x)
+
+
+def closures_in_a_list(x):
+    fs = [lambda y: y * x, lambda y: y + x]
+    return fs[0](2.0) * fs[1](3.0)
+
+
+def closures_in_a_dict(x):
+    ops = {"square": lambda y: y * y * x, "shift": lambda y: y + x}
+    return ops["square"](1.5) + ops["shift"](x)
+
+
+def closure_passed_down(x, w):
+    return apply(lambda y: y * w, x) + apply_twice(cube, x)
+
+
+def caller_lambda_twice(x, w):
+    return apply_twice(lambda y: np.sin(y) * w, x)
+
+
+def composition(x, w):
+    return compose(np.sin, lambda y: y * w)(x)
+
+
+def folded(a, b, c, w):
+    return np.sum(fold(lambda acc, v: acc + v * w, 0.0, [a, b, c]))
+
+
+def closure_returning_closure(x, w):
+    outer = lambda u: (lambda v: u * v * w)
+    return outer(x)(x + 1.0)
+
+
+def closure_over_closure(x, w):
+    g = make_affine(w, x)
+    h = lambda y: g(y) * g(w)
+    return h(x)
+
+
+def recursive_closure(x, n):
+    def power(k):
+        if k == 0:
+            return 1.0
+        return x * power(k - 1)
+
+    return power(n)
+
+
+def mutually_recursive_closures(x, n):
+    def even(k):
+        return x if k == 0 else odd(k - 1) * x
+
+    def odd(k):
+        return x if k == 0 else even(k - 1) + x
+
+    return even(n)
+
+
+def tree_walk(tree, w):
+    if isinstance(tree, tuple):
+        return tree_walk(tree[0], w) * tree_walk(tree[1], w)
+    return np.sin(tree * w)
+
+
+def defaults_and_keywords(x, w):
+    def g(y, scale=2.0, *, shift=0.5):
+        return y * scale + shift * w
+
+    return g(x) + g(x, scale=w) + g(y=x, shift=x)
+
+
+def star_arguments(x, y):
+    rest = (x, y)
+    named = {"z": y}
+    return sum_args(*rest, scale=x, **named) + sum_args(x, 2.0, z=3.0)
+
+
+def star_definition(*values, scale=1.0):
+    return values[0] * values[1] * scale
+
+
+def module_function_as_value(x):
+    fs = (np.tanh, cube)
+    return fs[0](x) + fs[1](x)
+
+
+CASES = [
+    ("lambda_fan_out", lambda_fan_out, (1.5, 0.5)),
+    ("paper_example", paper_example, (1.5,)),
+    ("versions_before_capture", versions_before_capture, (0.3,)),
+    ("returned_closure", returned_closure, (0.7,)),
+    ("closures_in_a_list", closures_in_a_list, (0.7,)),
+    ("closures_in_a_dict", closures_in_a_dict, (0.7,)),
+    ("closure_passed_down", closure_passed_down, (0.7, 1.3)),
+    ("caller_lambda_twice", caller_lambda_twice, (0.7, 1.3)),
+    ("composition", composition, (rng.standard_normal(3), 1.3)),
+    ("folded_arrays", folded, (rng.standard_normal(3), rng.standard_normal(3),
+                               rng.standard_normal(3), 0.8)),
+    ("closure_returning_closure", closure_returning_closure, (0.7, 1.3)),
+    ("closure_over_closure", closure_over_closure, (0.7, 1.3)),
+    ("recursive_closure", recursive_closure, (1.1, 5)),
+    ("mutually_recursive_closures", mutually_recursive_closures, (1.1, 5)),
+    ("tree_walk", tree_walk, (((0.3, 0.5), (0.7, (1.1, 0.2))), 0.9)),
+    ("defaults_and_keywords", defaults_and_keywords, (0.7, 1.3)),
+    ("star_arguments", star_arguments, (0.7, 1.3)),
+    ("star_definition", lambda x, y: star_definition(x, y, scale=x), (0.7, 1.3)),
+    ("module_function_as_value", module_function_as_value, (0.7,)),
+]
+
+
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("name, fn, args", CASES, ids=[c[0] for c in CASES])
+def test_gradient(name, fn, args, order):
+    check_grads(fn, args, order=order)
+
+
+def test_paper_example_has_derivative_one_everywhere():
+    for a in (-3.0, 0.0, 4.0, 17.5):
+        assert pullback.grad(paper_example)(a) == 1.0
+
+
+def test_closure_pullback_returns_its_environment():
+    text = pullback.source(lambda_fan_out, 1.5, 0.5)
+    assert "dg, dx_times_2_0 = g_x_times_2_0_pb(dg_x_times_2_0)" in text
+    assert "dg = add(dg, dg_1)" in text and "dw = dg[0]" in text
+
+
+def test_generated_closure_keeps_the_users_source():
+    out, _ = pullback.vjp(returned_closure, 0.7)
+    scale = make_scaler(1.0)
+    assert scale.__code__.co_filename == __file__
+    assert out == pytest.approx(returned_closure(0.7))
+
+
+def test_gradient_of_a_closure_made_outside():
+    scale = make_scaler(3.0)
+    assert pullback.grad(scale)(2.0) == 3.0
+    assert pullback.grad(make_affine(2.0, 5.0))(1.0) == 2.0
+
+
+def test_vjp_gives_a_closure_argument_its_environment_cotangent():
+    out, back = pullback.vjp(apply, make_affine(3.0, 1.0), 2.0)
+    assert out == 7.0
+    assert back(1.0) == ((1.0, 2.0), 3.0)  # cotangents of (b, w), in co_freevars order
+
+
+def test_argnums_with_keyword_arguments():
+    grad = pullback.grad(star_definition, argnums=(0, 1))
+    assert grad(2.0, 3.0, scale=4.0) == (12.0, 8.0)
+
+
+def test_closures_are_transformed_once_per_code_object(monkeypatch):
+    from pullback import transform
+
+    pullback.grad(lambda_fan_out)(1.0, 2.0)
+    runs = []
+    monkeypatch.setattr(transform, "_run_pipeline", lambda *a: runs.append(a))
+    for x in (1.0, 2.0, 3.0):
+        pullback.grad(lambda_fan_out)(x, 2.0)
+    assert runs == []
+
+
+@pytest.mark.parametrize("fn", [recursive_closure, lambda x, n: tree_depth(x, n)])
+def test_recursion_depth_is_a_constant_factor_of_the_primal(fn):
+    depth = sys.getrecursionlimit() // 4
+    assert pullback.grad(fn)(1.0, depth) == pytest.approx(
+        float(depth) if fn is recursive_closure else 1.0)
+
+
+def tree_depth(x, n):
+    return x if n == 0 else tree_depth(x, n - 1)
+
+
+# -- late binding ----------------------------------------------------------------
+
+
+def rebound_after_capture(x):
+    w = x * 2.0
+    g = lambda y: w * y
+    w = x * 3.0
+    return g(1.0)
+
+
+def captured_parameter_reassigned(x):
+    x = x * 2.0
+    return (lambda: x)()
+
+
+def captured_before_assigned(x):
+    g = lambda y: w * y
+    w = x * 3.0
+    return g(2.0)
+
+
+@pytest.mark.parametrize("fn, message, offset", [
+    (rebound_after_capture, "w is read by the nested function at line .* and assigned again", 3),
+    (captured_parameter_reassigned, "parameter x is read by a nested function", 2),
+    (captured_before_assigned, "w is read by a nested function defined here before it is "
+                               "assigned", 1),
+])
+def test_late_binding_that_would_change_the_value_is_refused(fn, message, offset):
+    with pytest.raises(TransformError, match=message) as caught:
+        pullback.grad(fn)(0.7)
+    assert caught.value.lineno == fn.__code__.co_firstlineno + offset
