@@ -9,6 +9,7 @@ annotations stripped, every node keeping its line in the user's file, plus an
 
 import ast
 import dataclasses
+import dis
 import linecache
 import types
 
@@ -188,13 +189,24 @@ def _compiled(node, code):
 
 
 def _constants(code):
-    return [c for c in code.co_consts if not isinstance(c, types.CodeType)]
+    """The constants of `code`, but nested code and (Python 3.10) their qualified names."""
+    return [c for c in code.co_consts
+            if not isinstance(c, types.CodeType) and not (isinstance(c, str) and "<locals>" in c)]
 
 
 def _same_bytecode(node, code):
-    """Whether `node` compiles to `code` (for same-line lambdas without column data)."""
+    """Whether `node` compiles to `code` (for same-line lambdas without column data).
+
+    Compiled alone, a free variable is read as a global: loads and stores of
+    any kind count as the same instruction.
+    """
     fresh = _compiled(node, code)
-    return fresh is not None and fresh.co_code == code.co_code
+    return fresh is not None and _instructions(fresh) == _instructions(code)
+
+
+def _instructions(code):
+    return [("LOAD" if i.opname.startswith("LOAD_") else i.opname, i.argval)
+            for i in dis.get_instructions(code)]
 
 
 def _by_column(candidates, code):
