@@ -45,7 +45,9 @@ value from the point it is captured: it is assigned once under its own name
 `v = v_2` just before it). Assigning it after the capture, assigning a
 captured parameter, or capturing a variable not assigned yet (other than a
 function `def`ined later, as in mutual recursion) raises TransformError:
-Python closures read the variable when they run. The assignment `x_1 = x + e` that `x += e` becomes carries
+Python closures read the variable when they run.
+
+The assignment `x_1 = x + e` that `x += e` becomes carries
 `updates = ("x", "x")`: the user variable and the name of its value before
 the update, which Python updates in place when it is a mutable array or list.
 """

@@ -461,7 +461,7 @@ class _Reverse:
     # -- the pullback ----------------------------------------------------------
 
     def pullback(self, ops, ret, result_kind):
-        name = self.namer.fresh(self.tree.name + "_pullback")
+        name = self.namer.fresh(self.tree.name.rstrip("_") + "_pullback")
         returned = ret.value.id if isinstance(ret.value, nodes.Name) else None
         param = self.cotangent_name(returned or "out")
         body = []
