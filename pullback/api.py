@@ -39,7 +39,7 @@ def vjp(f, *args):
     forward = transform.forward_function(fn, transform.param_kinds(fn, args, {}))
     out, pullback = forward(*args)
 
-    signature = inspect.signature(fn)
+    signature = calls.signature(fn)
 
     def back(ct):
         cts = calls.by_argument(signature, args, {}, pullback(ct))
@@ -78,7 +78,7 @@ def value_and_grad(f, argnums=0):
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
         out, pullback = forward(*args, **kwargs)
-        cts = calls.by_argument(inspect.signature(fn), args, kwargs, pullback(_seed(fn, out)))
+        cts = calls.by_argument(calls.signature(fn), args, kwargs, pullback(_seed(fn, out)))
         grads = tuple(materialize(cts[1 + i], args[i]) for i in positions)
         return out, grads[0] if isinstance(argnums, int) else grads
 
@@ -190,7 +190,7 @@ def _function(f):
         raise TypeError(f"expected a function, got {type(f).__name__}")
     if rules.rule_for(f) is not None:
         return transform.primitive_wrapper(f)
-    return f
+    return parse.python_function(f)
 
 
 def _argument_names(fn, args, positions):

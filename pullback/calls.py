@@ -12,7 +12,24 @@ import inspect
 
 from .cotangents import ZERO, repack
 
+_SIGNATURES = {}
+
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+
+
+def signature(fn):
+    """`inspect.signature(fn)`, computed once per code object.
+
+    Only the names and kinds of the parameters are used, which the code object
+    fixes; a function's defaults may differ from the cached signature's.
+    """
+    code = getattr(fn, "__code__", None)
+    found = _SIGNATURES.get(code) if code is not None else None
+    if found is None:
+        found = inspect.signature(fn)
+        if code is not None:
+            _SIGNATURES[code] = found
+    return found
 
 
 def by_argument(signature, args, kwargs, cotangents):

@@ -237,10 +237,12 @@ def test_closures_are_transformed_once_per_code_object(monkeypatch):
     from pullback import transform
 
     pullback.grad(lambda_fan_out)(1.0, 2.0)
+    pullback.grad(make_scaler(1.0))(1.0)
     runs = []
     monkeypatch.setattr(transform, "_run_pipeline", lambda *a: runs.append(a))
     for x in (1.0, 2.0, 3.0):
         pullback.grad(lambda_fan_out)(x, 2.0)
+        assert pullback.grad(make_scaler(x))(5.0) == x
     assert runs == []
 
 
