@@ -1,7 +1,6 @@
 """The public entry points: vjp, grad, value_and_grad, differentiable, source."""
 
 import functools
-import inspect
 import numbers
 
 import numpy as np
@@ -160,7 +159,7 @@ def source(f, *args, stage="optimized", argnums=None):
 
 
 def _display_kinds(fn, args, argnums):
-    params = list(inspect.signature(fn).parameters)
+    params = list(calls.signature(fn).parameters)
     positions = range(len(params)) if argnums is None else (
         (argnums,) if isinstance(argnums, int) else argnums)
     active = {params[i] for i in positions}
@@ -194,7 +193,7 @@ def _function(f):
 
 
 def _argument_names(fn, args, positions):
-    params = list(inspect.signature(fn).parameters)
+    params = list(calls.signature(fn).parameters)
     for i in positions:
         if not 0 <= i < len(args):
             raise ValueError(f"argnums {i} is out of range: {fn.__qualname__} was called "

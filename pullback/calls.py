@@ -26,7 +26,7 @@ def signature(fn):
     code = getattr(fn, "__code__", None)
     found = _SIGNATURES.get(code) if code is not None else None
     if found is None:
-        found = inspect.signature(fn)
+        found = inspect.signature(fn, follow_wrapped=False)
         if code is not None:
             _SIGNATURES[code] = found
     return found

@@ -10,11 +10,10 @@ Errors are one line on stderr, with exit status 2.
 import argparse
 import importlib
 import importlib.util
-import inspect
 import os
 import sys
 
-from . import api
+from . import api, calls
 from .errors import TransformError
 
 
@@ -62,7 +61,7 @@ def _parser():
 
 def _positions(fn, wrt):
     """Parameter positions from "w,2,b"-style text."""
-    params = list(inspect.signature(fn).parameters)
+    params = list(calls.signature(fn).parameters)
     positions = []
     for item in wrt.split(","):
         item = item.strip()

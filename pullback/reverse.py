@@ -24,7 +24,6 @@ outside `argnums`).
 import builtins
 import collections
 import dataclasses
-import inspect
 import operator
 import types
 
@@ -155,6 +154,9 @@ class _Reverse:
         self.calls = calls
         self.params = _parameter_names(tree.args)
         self.freevars = list(origin.cells)
+        unknown = set(param_kinds) - set(self.params) - set(self.freevars)
+        if unknown:
+            raise AssertionError(f"kinds for {sorted(unknown)}, which {tree.name} does not have")
         self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params + self.freevars}
         self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
         self.cot = {}
@@ -370,7 +372,7 @@ class _Reverse:
         return obj
 
     def static_call(self, target, fn, value):
-        signature = inspect.signature(fn)
+        signature = calls.signature(fn)
         try:
             bound = signature.bind(*value.args, **{k.arg: k.value for k in value.keywords})
         except TypeError as error:

@@ -223,7 +223,7 @@ def _filename(origin, name, param_kinds):
 
 
 def _simple_name(fn):
-    name = fn.__name__
+    name = fn.__code__.co_name
     return "lambda" if name == "<lambda>" else name
 
 

@@ -149,6 +149,19 @@ def test_objects_with_attributes_are_refused_not_treated_as_constants():
     assert pullback.grad(uses, argnums=1)(Params(), np.ones(3)).tolist() == [2.0] * 3
 
 
+def test_wrapped_functions_are_differentiated_with_their_own_parameters():
+    import functools
+
+    def twice(x):
+        return 2.0 * x
+
+    @functools.wraps(twice)
+    def wrapper(*args):
+        return twice(*args) * 3.0
+
+    assert pullback.grad(wrapper)(1.0) == 6.0
+
+
 def test_argnums_out_of_range():
     with pytest.raises(ValueError, match="out of range"):
         pullback.grad(product, argnums=2)(1.0, 2.0)
