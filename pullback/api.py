@@ -5,8 +5,8 @@ import numbers
 
 import numpy as np
 
-from . import anf, calls, emit, kinds, parse, rules, transform
-from .cotangents import is_differentiable, materialize
+from . import anf, calls, cotangents, emit, kinds, parse, rules, transform
+from .cotangents import is_differentiable
 
 _STAGES = ("anf", "raw", "optimized")
 
@@ -31,20 +31,24 @@ def vjp(f, *args):
       >>> out, back(1.0)
       (12.0, (4.0, 3.0))
     """
-    fn = _function(f)
-    for i, arg in enumerate(args):
-        _check_supported(fn, i, arg)
+    fn = function_of(f)
+    check_arguments(fn, args)
     transform.new_epoch()
-    forward = transform.forward_function(fn, transform.param_kinds(fn, args, {}))
+    parameters = set(calls.signature(fn).parameters)
+    forward = transform.forward_function(fn, transform.param_kinds(fn, args, {}, parameters))
     out, pullback = forward(*args)
+    return out, back_to_arguments(fn, args, pullback)
 
+
+def back_to_arguments(fn, args, pullback):
+    """The `back` of `vjp`: one materialised cotangent per argument of `fn`."""
     signature = calls.signature(fn)
 
     def back(ct):
         cts = calls.by_argument(signature, args, {}, pullback(ct))
-        return tuple(materialize(c, a) for c, a in zip(cts[1:], args))
+        return cotangents.materialize_all(cts[1:], args)
 
-    return out, back
+    return back
 
 
 def value_and_grad(f, argnums=0):
@@ -66,21 +70,21 @@ def value_and_grad(f, argnums=0):
       >>> pullback.value_and_grad(lambda x: x ** 2)(3.0)
       (9.0, 6.0)
     """
-    fn = _function(f)
-    positions = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+    fn = function_of(f)
+    positions = argnums_tuple(argnums)
 
-    @functools.wraps(fn)
     def value_and_gradient(*args, **kwargs):
-        names = _argument_names(fn, args, positions)
-        _check_differentiable(fn, args, positions)
-        param_kinds = transform.param_kinds(fn, args, kwargs, active=set(names))
+        active = check_gradient_call(fn, args, positions)
+        param_kinds = transform.param_kinds(fn, args, kwargs, active)
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
         out, pullback = forward(*args, **kwargs)
-        cts = calls.by_argument(calls.signature(fn), args, kwargs, pullback(_seed(fn, out)))
-        grads = tuple(materialize(cts[1 + i], args[i]) for i in positions)
+        cts = calls.by_argument(calls.signature(fn), args, kwargs, pullback(seed(fn, out)))
+        grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
+                                           calls.pick(args, positions))
         return out, grads[0] if isinstance(argnums, int) else grads
 
+    named_after(value_and_gradient, fn)
     return value_and_gradient
 
 
@@ -94,7 +98,8 @@ def grad(f, argnums=0):
 
     Returns:
       A function taking `f`'s arguments and returning the gradient with
-      respect to argument `argnums` (a tuple of gradients for a tuple).
+      respect to argument `argnums` (a tuple of gradients for a tuple). It can
+      itself be differentiated: `grad(grad(f))`.
 
     Example:
       >>> import numpy as np, pullback
@@ -103,10 +108,10 @@ def grad(f, argnums=0):
     """
     value_and_gradient = value_and_grad(f, argnums)
 
-    @functools.wraps(_function(f))
     def gradient(*args, **kwargs):
         return value_and_gradient(*args, **kwargs)[1]
 
+    named_after(gradient, function_of(f))
     return gradient
 
 
@@ -147,7 +152,7 @@ def source(f, *args, stage="optimized", argnums=None):
     """
     if stage not in _STAGES:
         raise ValueError(f"stage must be one of {_STAGES}, not {stage!r}")
-    fn = _function(f)
+    fn = function_of(f)
     param_kinds = _display_kinds(fn, args, argnums)
     transform.new_epoch()
     transform.refresh(fn, param_kinds)
@@ -183,7 +188,7 @@ def _evaluate(annotation, origin):
         return None
 
 
-def _function(f):
+def function_of(f):
     """The Python function pullback transforms for `f` (a primitive gets a wrapper)."""
     if not callable(f):
         raise TypeError(f"expected a function, got {type(f).__name__}")
@@ -192,23 +197,46 @@ def _function(f):
     return parse.python_function(f)
 
 
-def _argument_names(fn, args, positions):
-    params = list(calls.signature(fn).parameters)
+def named_after(wrapper, fn):
+    """Give `wrapper` the name and docstring of `fn`."""
+    functools.update_wrapper(wrapper, fn)
+
+
+def argnums_tuple(argnums):
+    """`argnums` as a tuple of positions."""
+    return (argnums,) if isinstance(argnums, int) else tuple(argnums)
+
+
+def check_gradient_call(fn, args, positions):
+    """Check a call of `grad(fn)`; return the names of the parameters differentiated."""
     for i in positions:
         if not 0 <= i < len(args):
             raise ValueError(f"argnums {i} is out of range: {fn.__qualname__} was called "
                              f"with {len(args)} positional arguments")
-    return [params[i] for i in positions]
+        check_supported(fn, i, args[i])
+        if not kinds.of_value(args[i]).active:
+            raise TypeError(
+                f"grad of {fn.__qualname__} with respect to argument {i}, of type "
+                f"{type(args[i]).__name__}: only floats, complex numbers, inexact arrays "
+                "and containers of them have gradients (pullback.vjp gives ZERO for others)"
+            )
+    return {calls.parameter_at(calls.signature(fn), i) for i in positions}
 
 
-def _check_supported(fn, position, value):
+def check_arguments(fn, args):
+    """Refuse arguments whose differentiable parts pullback cannot see."""
+    for i, arg in enumerate(args):
+        check_supported(fn, i, arg)
+
+
+def check_supported(fn, position, value):
     """Refuse an argument whose differentiable parts pullback cannot see."""
     if isinstance(value, (tuple, list)):
         for item in value:
-            _check_supported(fn, position, item)
+            check_supported(fn, position, item)
     elif isinstance(value, dict):
         for item in value.values():
-            _check_supported(fn, position, item)
+            check_supported(fn, position, item)
     elif not isinstance(value, _LEAF_TYPES) and not callable(value):
         raise TypeError(
             f"argument {position} of {fn.__qualname__} contains a {type(value).__name__}: "
@@ -221,18 +249,7 @@ _LEAF_TYPES = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), s
                type(Ellipsis))
 
 
-def _check_differentiable(fn, args, positions):
-    for i in positions:
-        _check_supported(fn, i, args[i])
-        if not kinds.of_value(args[i]).active:
-            raise TypeError(
-                f"grad of {fn.__qualname__} with respect to argument {i}, of type "
-                f"{type(args[i]).__name__}: only floats, complex numbers, inexact arrays "
-                "and containers of them have gradients (pullback.vjp gives ZERO for others)"
-            )
-
-
-def _seed(fn, out):
+def seed(fn, out):
     """The cotangent 1 for a scalar output, or a TypeError pointing to vjp."""
     if isinstance(out, np.ndarray) and out.shape == () and is_differentiable(out):
         return np.ones((), dtype=out.dtype)

@@ -11,6 +11,8 @@ function uses `add` for something else, in which case it becomes `add_1`.
 import builtins
 import types
 
+_HELPER_CELLS = set()  # ids of the cells made here; they live as long as the cached code
+
 
 class Bindings:
     """Names and cells for the objects one generated function uses.
@@ -47,6 +49,7 @@ class Bindings:
             self.namer.reserve(name)
         self._by_identity[key] = (name, obj, cell)
         self.cells[name] = cell
+        _HELPER_CELLS.add(id(cell))
         return name
 
     def _means(self, name, obj):
@@ -55,6 +58,12 @@ class Bindings:
             return False
         found = self._globals.get(name, getattr(builtins, name, _MISSING))
         return found is obj
+
+
+def is_helper_cell(cell):
+    """Whether `cell` is one of pullback's cells (helpers, callees' forwards): its
+    contents are fixed for the generated code that reads it."""
+    return id(cell) in _HELPER_CELLS
 
 
 _MISSING = object()

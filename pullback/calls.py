@@ -10,7 +10,8 @@ the public API; `split_cotangents` splits the result of a call written
 
 import inspect
 
-from .cotangents import ZERO, repack
+from .cotangents import ZERO, add
+from .structures import repack
 
 _SIGNATURES = {}
 
@@ -30,6 +31,15 @@ def signature(fn):
         if code is not None:
             _SIGNATURES[code] = found
     return found
+
+
+def parameter_at(signature, position):
+    """The name of the parameter that positional argument `position` binds to."""
+    params = list(signature.parameters.values())
+    positional = [p.name for p in params if p.kind in _POSITIONAL]
+    if position < len(positional):
+        return positional[position]
+    return next(p.name for p in params if p.kind is p.VAR_POSITIONAL)
 
 
 def by_argument(signature, args, kwargs, cotangents):
@@ -67,6 +77,92 @@ def by_argument(signature, args, kwargs, cotangents):
 
 def _item(ct, key):
     return ZERO if ct is ZERO else ct[key]
+
+
+def restrict_environment(h, forward, fn):
+    """The environment cotangent of `fn` from that of `forward`, its transformed code.
+
+    `forward` reads `fn`'s cells and pullback's own; only `fn`'s count.
+    """
+    names = fn.__code__.co_freevars
+    if h is ZERO or not names:
+        return ZERO
+    by_name = dict(zip(forward.__code__.co_freevars, h))
+    return tuple(by_name.get(name, ZERO) for name in names)
+
+
+def extend_environment(h, forward, fn):
+    """The transpose of `restrict_environment`."""
+    if h is ZERO:
+        return ZERO
+    by_name = dict(zip(fn.__code__.co_freevars, h))
+    return tuple(by_name.get(name, ZERO) for name in forward.__code__.co_freevars)
+
+
+def is_plain_call(signature, args, kwargs):
+    """Whether a call passes exactly one positional argument per parameter."""
+    return not kwargs and len(args) == len(signature.parameters) and all(
+        p.kind in _POSITIONAL for p in signature.parameters.values())
+
+
+def zeros(count):
+    """`count` symbolic zeros, as a tuple."""
+    return (ZERO,) * count
+
+
+def pick(values, positions):
+    """The items of tuple `values` at `positions`, as a tuple."""
+    return tuple(values[i] for i in positions)
+
+
+def place(h, values, positions):
+    """The transpose of `pick`: `h`'s items at `positions` of a tuple shaped like `values`."""
+    items = [ZERO] * len(values)
+    if h is not ZERO:
+        for item, i in zip(h, positions):
+            items[i] = add(items[i], item)
+    return tuple(items)
+
+
+def by_parameter(signature, args, kwargs, h):
+    """The transpose of `by_argument`: per-argument cotangents back to per parameter."""
+    params = list(signature.parameters.values())
+    result = [ZERO] * (len(params) + 1)
+    if h is ZERO:
+        return tuple(result)
+    result[0] = h[0]
+    index = {p.name: i + 1 for i, p in enumerate(params)}
+    positional = [p for p in params if p.kind in _POSITIONAL]
+    star = next((p for p in params if p.kind is p.VAR_POSITIONAL), None)
+    double_star = next((p for p in params if p.kind is p.VAR_KEYWORD), None)
+    extra = []
+    for i in range(len(args)):
+        if i < len(positional):
+            result[index[positional[i].name]] = h[1 + i]
+        else:
+            extra.append(h[1 + i])
+    if star is not None:
+        result[index[star.name]] = tuple(extra)
+    named = {}
+    for j, name in enumerate(kwargs):
+        param = signature.parameters.get(name)
+        if param is not None and param.kind is not param.POSITIONAL_ONLY and param is not star:
+            result[index[name]] = h[1 + len(args) + j]
+        else:
+            named[name] = h[1 + len(args) + j]
+    if double_star is not None:
+        result[index[double_star.name]] = named
+    return tuple(result)
+
+
+def join_cotangents(h, args, kwargs):
+    """The transpose of `split_cotangents`."""
+    if h is ZERO:
+        return ZERO
+    d_fn, d_args, d_kwargs = h
+    positional = [ZERO] * len(args) if d_args is ZERO else [d_args[i] for i in range(len(args))]
+    named = [ZERO if d_kwargs is ZERO else d_kwargs[k] for k in kwargs]
+    return (d_fn, *positional, *named)
 
 
 def split_cotangents(cotangents, args, kwargs):

@@ -121,12 +121,21 @@ def unbroadcast(g, x):
     `np.add(x, y)` broadcasts `x` to the result's shape; the cotangent of `x`
     is the cotangent of the result summed back to `x`'s shape.
     """
-    if g is ZERO:
+    if g is ZERO or x is ZERO:
         return ZERO
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
     return np.reshape(np.sum(g, axis=broadcast_axes(np.shape(g), shape)), shape)
+
+
+def rebroadcast(h, g):
+    """The transpose of `unbroadcast`: `h` broadcast back to the shape of `g`."""
+    if h is ZERO or g is ZERO:
+        return ZERO
+    if np.shape(h) == np.shape(g):
+        return h
+    return np.broadcast_to(h, np.shape(g))
 
 
 def broadcast_axes(result_shape, shape):
@@ -138,7 +147,7 @@ def broadcast_axes(result_shape, shape):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast cotangent `g` of a reduction of `x` back to `x`'s shape."""
-    if g is ZERO:
+    if g is ZERO or x is ZERO:
         return ZERO
     shape = np.shape(x)
     if axis is not None and not keepdims:
@@ -168,147 +177,61 @@ def product_of_others(x, axis=None):
 
     Computed with exclusive cumulative products, so zeros in `x` are exact.
     """
-    x = np.asarray(x)
-    axes = normalize_axis(tuple(range(x.ndim)) if axis is None else axis, x.ndim)
-    kept = [a for a in range(x.ndim) if a not in axes]
-    moved = np.transpose(x, kept + list(axes))
-    flat = np.reshape(moved, moved.shape[: len(kept)] + (-1,))
+    order, inverse = reduction_order(np.ndim(x), axis)
+    moved = np.transpose(np.asarray(x), order)
+    flat = np.reshape(moved, moved.shape[: len(order) - _count(axis, np.ndim(x))] + (-1,))
     ones = np.ones(flat.shape[:-1] + (1,), dtype=flat.dtype)
     before = np.cumprod(np.concatenate([ones, flat[..., :-1]], axis=-1), axis=-1)
     after = np.cumprod(np.concatenate([ones, flat[..., :0:-1]], axis=-1), axis=-1)[..., ::-1]
-    others = np.reshape(before * after, moved.shape)
-    return np.transpose(others, np.argsort(kept + list(axes)))
+    return np.transpose(np.reshape(before * after, moved.shape), inverse)
 
 
-def unindex(g, x, index):
-    """The cotangent of `x` from the cotangent `g` of `x[index]`.
+def product_of_others_adjoint(g, x, axis=None):
+    """The transpose of the derivative of `product_of_others(x, axis)`, applied to `g`.
 
-    For arrays this scatters `g` into zeros, adding repeated indices; for
-    tuples, lists and dicts it puts `g` at `index` and `ZERO` at the other items.
+    Element j gets the sum over i != j of g[i] times the product of the
+    elements other than i and j; exact with zeros, quadratic in the length of
+    the reduced axes.
     """
-    if g is ZERO:
+    if any_zero(g, x):
         return ZERO
-    if isinstance(x, dict):
-        return {k: g if k == index else ZERO for k in x}
-    if isinstance(x, (tuple, list)):
-        items = [ZERO] * len(x)
-        if isinstance(index, slice):
-            for i, gi in zip(range(*index.indices(len(x))), g):
-                items[i] = gi
-        else:
-            items[index] = g
-        return type(x)(items) if isinstance(x, list) else tuple(items)
-    out = np.zeros(np.shape(x), dtype=np.result_type(x, g))
-    if _is_basic_index(index):
-        out[index] = g
-    else:
-        np.add.at(out, index, g)
-    return out
+    order, inverse = reduction_order(np.ndim(x), axis)
+    moved = np.transpose(np.asarray(x), order)
+    shape = pair_shape(moved.shape, _count(axis, np.ndim(x)))
+    flat = np.reshape(moved, shape[:-1])
+    eye = np.eye(shape[-1], dtype=bool)
+    without = np.where(eye, 1.0, np.expand_dims(flat, -2))
+    pairs = product_of_others(without, -1)
+    weights = np.reshape(np.transpose(np.asarray(g), order), shape[:-1])
+    summed = np.sum(np.expand_dims(weights, -2) * pairs, axis=-1)
+    own = weights * np.sum(np.where(eye, pairs, 0.0), axis=-1)
+    return np.transpose(np.reshape(summed - own, moved.shape), inverse)
 
 
-def _is_basic_index(index):
-    parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice))
-               for p in parts)
+def reduction_order(ndim, axis):
+    """The axes permutation moving the reduced axes last, and its inverse."""
+    axes = normalize_axis(tuple(range(ndim)) if axis is None else axis, ndim)
+    order = tuple(a for a in range(ndim) if a not in axes) + axes
+    return order, tuple(np.argsort(order))
 
 
-def repack(x, items):
-    """The cotangent of `x` from the cotangents of `items` unpacked from it (`a, b = x`)."""
-    if isinstance(x, list):
-        return list(items)
-    if isinstance(x, np.ndarray):
-        return np.stack([np.zeros_like(row) if g is ZERO else g for g, row in zip(items, x)])
-    return tuple(items)
+def pair_shape(shape, count):
+    """`shape` with its last `count` axes flattened into one of length n, then (n, n)."""
+    n = int(np.prod(shape[len(shape) - count:], dtype=int))
+    return tuple(shape[: len(shape) - count]) + (n, n)
 
 
-def unstar(g, parts, starred):
-    """The cotangents of the parts of `(a, *xs, b)` from the cotangent `g` of the result.
+def _count(axis, ndim):
+    return ndim if axis is None else len(normalize_axis(axis, ndim))
 
-    `starred[i]` says whether `parts[i]` was unpacked (`*xs`).
+
+def any_zero(*values):
+    """Whether a value is `ZERO`: a rule's result is then `ZERO`, whatever else it reads.
+
+    At second order a first-order cotangent is a primal value and may be the
+    symbolic zero; the cotangent of a symbolic zero is never needed.
     """
-    result, start = [], 0
-    for part, is_starred in zip(parts, starred):
-        end = start + (len(part) if is_starred else 1)
-        if g is ZERO:
-            result.append(ZERO)
-        else:
-            result.append(repack(part, g[start:end]) if is_starred else g[start])
-        start = end
-    return tuple(result)
-
-
-def undict(g, parts, keys):
-    """The cotangents of the parts of `{k: v, **d}` from the cotangent `g` of the result.
-
-    `keys[i]` is the key of `parts[i]`, or None for a dict unpacked with `**`;
-    an item that a later part overrides gets `ZERO`.
-    """
-    result = []
-    for i, (key, part) in enumerate(zip(keys, parts)):
-        later = set()
-        for later_key, later_part in zip(keys[i + 1 :], parts[i + 1 :]):
-            later.update(later_part if later_key is None else (later_key,))
-        if key is None:
-            result.append({k: ZERO if g is ZERO or k in later else g[k] for k in part})
-        else:
-            result.append(ZERO if g is ZERO or key in later else g[key])
-    return tuple(result)
-
-
-def unroll(cotangents, captured):
-    """The cotangents of the variables read by a group of recursive closures.
-
-    A closure that calls itself (or others of its group) has an environment
-    cotangent that holds, for each call it made, the environment cotangent of
-    the callee, nested as deep as the recursion went.
-
-    Args:
-      cotangents: the cotangent of each closure of the group, by name.
-      captured: the names each closure reads, in `co_freevars` order.
-
-    Returns:
-      The summed cotangent of each variable read that is not in the group.
-    """
-    totals = {var: ZERO for names in captured.values() for var in names if var not in captured}
-    pending = list(cotangents.items())
-    while pending:
-        name, ct = pending.pop()
-        if ct is ZERO:
-            continue
-        for var, item in zip(captured[name], ct):
-            if var in captured:
-                pending.append((var, item))
-            else:
-                totals[var] = add(totals[var], item)
-    return totals
-
-
-def unstack(g, xs, axis=0):
-    """The cotangents of the arrays `xs` from the cotangent `g` of `np.stack(xs, axis)`."""
-    if g is ZERO:
-        return ZERO
-    return [np.take(g, i, axis=axis) for i in range(len(xs))]
-
-
-def unconcatenate(g, xs, axis=0):
-    """The cotangents of the arrays `xs` from the cotangent of `np.concatenate(xs, axis)`."""
-    if g is ZERO:
-        return ZERO
-    if axis is None:
-        ends = np.cumsum([np.size(x) for x in xs])[:-1]
-        return [np.reshape(part, np.shape(x)) for part, x in zip(np.split(g, ends), xs)]
-    ends = np.cumsum([np.shape(x)[axis] for x in xs])[:-1]
-    return np.split(g, ends, axis=axis)
-
-
-def unarray(g, x):
-    """The cotangent of (nested) list or tuple `x` from the cotangent of `np.array(x)`."""
-    if g is ZERO:
-        return ZERO
-    if isinstance(x, (list, tuple)):
-        items = [unarray(gi, xi) for gi, xi in zip(g, x)]
-        return items if isinstance(x, list) else tuple(items)
-    return unbroadcast(g, x)
+    return any(v is ZERO for v in values)
 
 
 def select(keep, g):
@@ -337,55 +260,109 @@ def untranspose(g, axes=None):
     """The cotangent of `x` from that of `np.transpose(x, axes)` or `x.transpose(*axes)`."""
     if g is ZERO:
         return ZERO
+    return np.transpose(g, inverse_permutation(axes, np.ndim(g)))
+
+
+def inverse_permutation(axes, ndim):
+    """The axes undoing `np.transpose(x, axes)` (None for a plain reversal)."""
     if isinstance(axes, tuple) and len(axes) == 1:
         axes = axes[0]
     if axes is None or len(axes) == 0:
-        return np.transpose(g)
-    return np.transpose(g, np.argsort([a % np.ndim(g) for a in axes]))
+        return None
+    return tuple(np.argsort([a % ndim for a in axes]))
 
 
 def matmul_left(g, a, b):
     """The cotangent of `a` in `a @ b` (NumPy's matmul rules, batch broadcasting)."""
-    if g is ZERO:
+    if any_zero(g, a, b):
         return ZERO
-    g, a2, b2 = _as_matrices(g, a, b)
-    return np.reshape(unbroadcast(g @ np.swapaxes(b2, -1, -2), a2), np.shape(a))
+    g2, a2, b2 = _as_matrices(g, a, b)
+    return np.reshape(unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2), np.shape(a))
 
 
 def matmul_right(g, a, b):
     """The cotangent of `b` in `a @ b` (NumPy's matmul rules, batch broadcasting)."""
-    if g is ZERO:
+    if any_zero(g, a, b):
         return ZERO
-    g, a2, b2 = _as_matrices(g, a, b)
-    return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g, b2), np.shape(b))
+    g2, a2, b2 = _as_matrices(g, a, b)
+    return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), np.shape(b))
 
 
 def _as_matrices(g, a, b):
     """`a @ b` with vectors promoted to matrices as matmul does, and `g` to match."""
-    if np.ndim(b) == 1:
-        g = np.expand_dims(g, -1)
-    if np.ndim(a) == 1:
-        g = np.expand_dims(g, -2)
+    g1 = np.expand_dims(g, -1) if np.ndim(b) == 1 else g
+    g2 = np.expand_dims(g1, -2) if np.ndim(a) == 1 else g1
     a2 = a if np.ndim(a) > 1 else np.reshape(a, (1, -1))
     b2 = b if np.ndim(b) > 1 else np.reshape(b, (-1, 1))
-    return g, a2, b2
+    return g2, a2, b2
 
 
 def dot_left(g, a, b):
     """The cotangent of `a` in `np.dot(a, b)` (any ranks)."""
+    if any_zero(g, a, b):
+        return ZERO
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * b, a)
-    free_b = [i for i in range(np.ndim(b)) if i != max(np.ndim(b) - 2, 0)]
-    return np.tensordot(g, b, axes=(list(range(np.ndim(a) - 1, np.ndim(g))), free_b))
+    return np.tensordot(g, b, axes=dot_axes_left(np.ndim(a), np.ndim(b)))
 
 
 def dot_right(g, a, b):
     """The cotangent of `b` in `np.dot(a, b)` (any ranks)."""
+    if any_zero(g, a, b):
+        return ZERO
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * a, b)
-    lead = list(range(np.ndim(a) - 1))
-    contracted = np.tensordot(a, g, axes=(lead, lead))
+    contracted = np.tensordot(a, g, axes=dot_axes_right(np.ndim(a)))
     return contracted if np.ndim(b) == 1 else np.moveaxis(contracted, 0, -2)
+
+
+def dot_axes_left(ndim_a, ndim_b):
+    """The `tensordot` axes contracting `g` with `b` in the cotangent of `a` in `dot(a, b)`."""
+    free_b = [i for i in range(ndim_b) if i != max(ndim_b - 2, 0)]
+    ndim_g = ndim_a - 1 + ndim_b - 1
+    return list(range(ndim_a - 1, ndim_g)), free_b
+
+
+def dot_axes_right(ndim_a):
+    """The `tensordot` axes contracting `a` with `g` in the cotangent of `b` in `dot(a, b)`."""
+    lead = list(range(ndim_a - 1))
+    return lead, lead
+
+
+def tensordot_left(g, a, b, axes=2):
+    """The cotangent of `a` in `np.tensordot(a, b, axes)`."""
+    if any_zero(g, a, b):
+        return ZERO
+    contract, order = tensordot_layout(np.ndim(a), np.ndim(b), axes, left=True)
+    return np.transpose(np.tensordot(g, b, axes=contract), order)
+
+
+def tensordot_right(g, a, b, axes=2):
+    """The cotangent of `b` in `np.tensordot(a, b, axes)`."""
+    if any_zero(g, a, b):
+        return ZERO
+    contract, order = tensordot_layout(np.ndim(a), np.ndim(b), axes, left=False)
+    return np.transpose(np.tensordot(a, g, axes=contract), order)
+
+
+def tensordot_layout(ndim_a, ndim_b, axes, left):
+    """For a cotangent of `tensordot(a, b, axes)`: the axes to contract it over, and
+    the permutation putting the result in the order of `a` (left) or `b`."""
+    if isinstance(axes, int):
+        axes_a, axes_b = list(range(ndim_a - axes, ndim_a)), list(range(axes))
+    else:
+        axes_a, axes_b = [list(x) if isinstance(x, (list, tuple)) else [x] for x in axes]
+    axes_a = [x % ndim_a for x in axes_a]
+    axes_b = [x % ndim_b for x in axes_b]
+    free_a = [i for i in range(ndim_a) if i not in axes_a]
+    free_b = [i for i in range(ndim_b) if i not in axes_b]
+    if left:
+        contract = (list(range(len(free_a), len(free_a) + len(free_b))), free_b)
+        placed = free_a + [axes_a[k] for k in np.argsort(axes_b)]
+    else:
+        contract = (free_a, list(range(len(free_a))))
+        placed = [axes_b[k] for k in np.argsort(axes_a)] + free_b
+    return contract, tuple(np.argsort(placed))
 
 
 def materialize(ct, x):
@@ -413,6 +390,11 @@ def materialize(ct, x):
         ct = np.broadcast_to(np.asarray(ct, dtype=x.dtype), x.shape)
         return ct if ct.flags.writeable else ct.copy()
     return type(x)(ct)
+
+
+def materialize_all(cts, xs):
+    """`materialize` for each cotangent of `cts` and value of `xs`, as a tuple."""
+    return tuple(materialize(ct, x) for ct, x in zip(cts, xs))
 
 
 def is_differentiable(x):

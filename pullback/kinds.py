@@ -92,6 +92,8 @@ def of_value(value):
         return container(dict, value.keys(), map(of_value, value.values()))
     if isinstance(value, types.FunctionType):
         return ANY if _closes_over_active(value, set()) else CONST
+    if scopes.is_bound_method(value):
+        return ANY if of_value(value.__self__).active else CONST
     if not is_differentiable(value):
         return CONST
     return ARRAY if isinstance(value, np.ndarray) else SCALAR

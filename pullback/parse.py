@@ -13,7 +13,7 @@ import dis
 import linecache
 import types
 
-from . import emit, nodes
+from . import bindings, emit, nodes
 from .errors import TransformError
 
 _TREES = {}
@@ -30,6 +30,8 @@ class Origin:
         globals: its module globals (read live by the generated code).
         cells: its closure cells by free-variable name.
         annotations: parameter annotations by name (used by `source()`).
+        helpers: the names of its cells that hold pullback's helpers (only in
+          generated code): calls of them can be resolved before running.
     """
 
     filename: str
@@ -38,6 +40,7 @@ class Origin:
     globals: dict
     cells: dict
     annotations: dict
+    helpers: frozenset = frozenset()
 
     def line_text(self, lineno):
         """The stripped text of a line of the source file."""
@@ -82,6 +85,8 @@ def parse_function(fn):
         globals=fn.__globals__,
         cells=dict(zip(code.co_freevars, fn.__closure__ or ())),
         annotations={},
+        helpers=frozenset(name for name, cell in zip(code.co_freevars, fn.__closure__ or ())
+                          if bindings.is_helper_cell(cell)),
     )
     return _as_function_def(node, origin), origin
 

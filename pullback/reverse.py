@@ -29,7 +29,7 @@ import types
 
 import numpy as np
 
-from . import calls, cotangents, emit, kinds, nodes, rules, scopes
+from . import calls, cotangents, emit, kinds, nodes, rules, scopes, structures
 from .errors import TransformError
 
 
@@ -106,7 +106,7 @@ class Build:
     keys: list  # the key of each value; if it unpacks parts, the helper's layout argument
     values: list
     lineno: int
-    unpacks: object = None  # cotangents.unstar or .undict when parts are unpacked (*x, **d)
+    unpacks: object = None  # structures.unstar or .undict when parts are unpacked (*x, **d)
 
 
 @dataclasses.dataclass
@@ -283,10 +283,10 @@ class _Reverse:
     def build(self, target, value):
         if _unpacks(value):
             if isinstance(value, nodes.Dict):
-                helper, parts = cotangents.undict, value.values
+                helper, parts = structures.undict, value.values
                 layout = [nodes.constant(None) if k is None else k for k in value.keys]
             else:
-                helper = cotangents.unstar
+                helper = structures.unstar
                 parts = [v.value if isinstance(v, nodes.Starred) else v for v in value.elts]
                 layout = [nodes.constant(isinstance(v, nodes.Starred)) for v in value.elts]
             active = any(self.kind_of(p).active for p in parts)
@@ -357,18 +357,26 @@ class _Reverse:
         if path is None:
             return None
         root, *attrs = path.split(".")
-        if root in self.kinds or root in self.origin.cells:
+        if root in self.origin.helpers:
+            obj = self.origin.cells[root].cell_contents
+        elif root in self.kinds or root in self.origin.cells:
             return None
-        obj = self.origin.globals.get(root, _MISSING)
-        if obj is _MISSING:
-            obj = getattr(builtins, root, _MISSING)
-        if obj is _MISSING:
-            raise self.error(f"name {root!r} is not defined", root)
-        self.globals_used[root] = obj
+        else:
+            obj = self.global_object(root)
         for attr in attrs:
             if not hasattr(obj, attr):
                 raise self.error(f"{path}: {obj!r} has no attribute {attr!r}", path)
             obj = getattr(obj, attr)
+        return obj
+
+    def global_object(self, name):
+        """The global (or builtin) `name` refers to, recorded in `globals_used`."""
+        obj = self.origin.globals.get(name, _MISSING)
+        if obj is _MISSING:
+            obj = getattr(builtins, name, _MISSING)
+        if obj is _MISSING:
+            raise self.error(f"name {name!r} is not defined", name)
+        self.globals_used[name] = obj
         return obj
 
     def static_call(self, target, fn, value):
@@ -395,9 +403,14 @@ class _Reverse:
         object) and one per argument as written, or, for `f(*args, **kwargs)`,
         one for `args` and one for `kwargs`.
         """
-        forward = self.bindings.object("forward", self.calls.forward)
         pullback = self.namer.pullback(target)
-        call = nodes.call(nodes.name(forward), [value.func] + value.args, value.keywords)
+        if self.is_method(value.func):
+            forward = self.bindings.object("forward_method", self.calls.forward_method)
+            head = [value.func.value, nodes.constant(value.func.attr)]
+        else:
+            forward = self.bindings.object("forward", self.calls.forward)
+            head = [value.func]
+        call = nodes.call(nodes.name(forward), head + value.args, value.keywords)
         stmt = nodes.unpack([target, pullback], call, self.lineno)
         self.kinds[target] = kinds.ANY
         callee = value.func.value if self.is_method(value.func) else value.func
@@ -540,7 +553,7 @@ class _Reverse:
         if isinstance(op.container, kinds.Container) and op.container.type in (tuple, list):
             packed = (nodes.tuple_ if op.container.type is tuple else nodes.list_)(items)
         else:
-            repack = self.bindings.object("repack", cotangents.repack)
+            repack = self.bindings.object("repack", structures.repack)
             packed = nodes.call(nodes.name(repack), [nodes.name(op.source), nodes.tuple_(items)])
         return self.contribute(op.source, packed)
 
@@ -576,7 +589,7 @@ class _Reverse:
                                                      for op in group])
         layouts = nodes.Dict(keys=nodes.clone(names), values=[
             nodes.tuple_(map(nodes.constant, op.captured)) for op in group])
-        unroll = nodes.name(self.bindings.object("unroll", cotangents.unroll))
+        unroll = nodes.name(self.bindings.object("unroll", structures.unroll))
         totals = self.namer.fresh(self.cotangent_name(group[0].target) + "_group")
         members = {op.target for op in group}
         read = sorted({v for op in group for v in op.captured} - members)
@@ -674,11 +687,18 @@ class _Reverse:
         return path is not None and path.split(".")[0] not in self.kinds
 
     def is_method(self, func):
-        """Whether `func` is `atom.method` on a local value or a constant, not `np.sin`."""
+        """Whether `func` is `atom.method` on a local value or a constant, not `np.sin`.
+
+        In generated code, pullback's helpers read from cells (np, math) are
+        references too.
+        """
         if not isinstance(func, nodes.Attribute):
             return False
         path = nodes.dotted_path(func)
-        return path is None or path.split(".")[0] in self.kinds
+        if path is None:
+            return True
+        root = path.split(".")[0]
+        return root in self.kinds and root not in self.origin.helpers
 
     def no_rule(self, fn):
         name = rules.describe(fn)

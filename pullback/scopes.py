@@ -10,6 +10,7 @@ exactly the ones CPython puts in `co_freevars`.
 import collections
 import inspect
 import symtable
+import types
 
 from . import emit, nodes
 
@@ -69,6 +70,25 @@ def cell_values(fn):
             yield cell.cell_contents
         except ValueError:
             yield None
+
+
+def is_python_function(fn):
+    """Whether `fn` is a function defined in Python (`def` or `lambda`)."""
+    return isinstance(fn, types.FunctionType)
+
+
+def is_module(value):
+    """Whether `value` is a module."""
+    return isinstance(value, types.ModuleType)
+
+
+def is_bound_method(fn):
+    """Whether `fn` is a method bound to an object (`obj.f`, or `x.sum` for an array `x`)."""
+    if isinstance(fn, types.MethodType):
+        return True
+    owner = getattr(fn, "__self__", None)
+    return isinstance(fn, types.BuiltinMethodType) and owner is not None and not isinstance(
+        owner, types.ModuleType)
 
 
 def has_fixed_parameters(fn):

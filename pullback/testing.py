@@ -13,12 +13,13 @@ from .cotangents import ZERO, is_differentiable
 
 
 def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
-    """Assert that pullback's derivative of `f` at `args` matches finite differences.
+    """Assert that pullback's derivatives of `f` at `args` match finite differences.
 
     Args:
       f: a function of positional arguments (floats, arrays, containers).
       args: a tuple of arguments (or a single argument).
-      order: 1 checks the pullback (`vjp`); higher orders arrive with grad of grad.
+      order: the highest order checked: 1 checks the pullback (`vjp`); 2 also
+        checks the derivative of the pullback (grad of grad), and so on.
       eps: the finite-difference step (in float64).
       rtol, atol: the tolerances of the comparison.
       seed: the seed of the random directions.
@@ -26,13 +27,27 @@ def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
     Raises:
       AssertionError: naming `f`, the analytic and the numeric value.
     """
-    if order != 1:
-        raise NotImplementedError("check_grads(order=2) needs grad of grad")
     args = args if isinstance(args, tuple) else (args,)
     rng = np.random.default_rng(seed)
-    direction = _random_like(args, rng)
     out, back = api.vjp(f, *args)
     u = _random_like(out, rng)
+    _check_vjp(f, args, back, u, rng, eps, rtol, atol)
+    if order > 1:
+        check_grads(_pullback_of(f, u), args, order - 1, eps, rtol, atol, seed + 1)
+
+
+def _pullback_of(f, u):
+    """The function `x -> vjp(f, x)[1](u)`, whose derivative is `f`'s second."""
+
+    def pullback_of(*xs):
+        return api.vjp(f, *xs)[1](u)
+
+    pullback_of.__qualname__ = f"pullback of {getattr(f, '__qualname__', f)}"
+    return pullback_of
+
+
+def _check_vjp(f, args, back, u, rng, eps, rtol, atol):
+    direction = _random_like(args, rng)
     analytic = _inner(back(u), direction)
     plus = f(*_step(args, direction, eps))
     minus = f(*_step(args, direction, -eps))

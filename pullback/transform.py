@@ -2,10 +2,10 @@
 
 parse -> anf -> reverse -> optimize -> emit. `derivative(fn, kinds)` runs it and
 caches the result per code object; `forward_function(fn, kinds)` binds that
-code to a particular function's globals, cells and defaults. `forward(fn,
-*args)` is what generated code calls when the callee is known only at run time:
-a Python function, a bound method, or a primitive (whose forward is the
-pipeline run on a one-line wrapper around it).
+code to a particular function's globals, cells and defaults. A primitive called
+through a value is differentiated by running the pipeline on a one-line
+wrapper around it (`primitive_wrapper`); see `dispatch` for calls resolved at
+run time.
 """
 
 import builtins
@@ -19,7 +19,7 @@ import weakref
 from . import (
     anf,
     calls,
-    cotangents,
+    dispatch,
     emit,
     kinds,
     nodes,
@@ -38,6 +38,7 @@ _IN_PROGRESS = set()
 _FORWARDS = weakref.WeakKeyDictionary()
 _WRAPPERS = {}
 _EPOCH = [0]
+_MISSING = object()
 
 
 @dataclasses.dataclass
@@ -179,7 +180,8 @@ class _Calls:
 
     def __init__(self):
         self.callees = []
-        self.forward = forward
+        self.forward = dispatch.forward
+        self.forward_method = dispatch.forward_method
 
     def resolve(self, fn, param_kinds):
         """The forward of a Python function called from the function being transformed."""
@@ -263,78 +265,7 @@ def param_kinds(fn, args, kwargs, active=None):
 
 
 
-# -- calls resolved at run time ---------------------------------------------------
-
-
-def forward(fn, *args, **kwargs):
-    """Call `fn(*args, **kwargs)` and return `(value, pullback)`.
-
-    `fn` may be any callable: a Python function, a bound method, a primitive
-    with a derivative rule, or a non-differentiable function. `pullback(ct)`
-    returns the cotangent of `fn` followed by one per parameter of `fn`.
-    """
-    if isinstance(fn, types.MethodType) or _is_builtin_method(fn):
-        value, pullback = forward(_unbound(fn), fn.__self__, *args, **kwargs)
-        return value, _method_pullback(pullback)
-    if rules.rule_for(fn) is not None:
-        fn = primitive_wrapper(fn)
-    elif not isinstance(fn, types.FunctionType):
-        if rules.is_nondifferentiable(fn):
-            return fn(*args, **kwargs), _constant_pullback(1 + len(args) + len(kwargs))
-        raise TransformError(
-            f"no derivative rule for {rules.describe(fn)}; register one with "
-            f"@pullback.adjoint({rules.describe(fn)}) (see docs/rules.md)",
-            construct=rules.describe(fn),
-        )
-    value, pullback = forward_function(fn, param_kinds(fn, args, kwargs))(*args, **kwargs)
-    return value, _argument_pullback(fn, args, kwargs, pullback)
-
-
-def _argument_pullback(fn, args, kwargs, pullback):
-    """`pullback`, returning one cotangent per argument of the call rather than per
-    parameter of `fn` (see `calls.by_argument`)."""
-    signature = calls.signature(fn)
-    if not kwargs and scopes.has_fixed_parameters(fn) and len(args) == len(
-        signature.parameters
-    ):
-        return pullback
-
-    def argument_pullback(ct):
-        return calls.by_argument(signature, args, kwargs, pullback(ct))
-
-    return argument_pullback
-
-
-
-def _is_builtin_method(fn):
-    """Whether `fn` is a C method bound to an object (`x.sum` for an array `x`)."""
-    owner = getattr(fn, "__self__", None)
-    return isinstance(fn, types.BuiltinMethodType) and owner is not None and not isinstance(
-        owner, types.ModuleType)
-
-
-def _unbound(method):
-    if isinstance(method, types.MethodType):
-        return method.__func__
-    return getattr(type(method.__self__), method.__name__)
-
-
-def _method_pullback(pullback):
-    def method_pullback(ct):
-        cts = pullback(ct)
-        return (cts[1],) + tuple(cts[2:])
-
-    return method_pullback
-
-
-_MISSING = object()
-
-
-def _constant_pullback(count):
-    def constant_pullback(ct):
-        return (cotangents.ZERO,) * count
-
-    return constant_pullback
+# -- primitives called through values ------------------------------------------------
 
 
 def primitive_wrapper(primitive):

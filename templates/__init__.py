@@ -12,5 +12,6 @@ from . import (  # noqa: F401  (imported to register the rules)
     numpy_reductions,
     numpy_shape,
     python_math,
+    pullback_helpers,
     python_operators,
 )

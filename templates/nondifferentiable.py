@@ -1,11 +1,12 @@
 """Functions whose results carry no derivative: shapes, counts, tests, rounding."""
 
+import functools
 import math
 import operator
 
 import numpy as np
 
-from pullback import cotangents
+from pullback import api, calls, cotangents, dispatch, scopes, transform
 from pullback.rules import nondifferentiable
 
 nondifferentiable(
@@ -23,7 +24,17 @@ nondifferentiable(
     np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and,
     np.logical_or, np.logical_not, np.any, np.all, np.ndarray.any, np.ndarray.all,
     np.ndarray.argmax, np.ndarray.argmin,
-    # pullback's own masks and counts
+    # pullback's own masks, counts, shapes and bookkeeping
     cotangents.extremum_share, cotangents.tie_share, cotangents.within,
     cotangents.reduced_size, cotangents.broadcast_axes, cotangents.normalize_axis,
+    cotangents.reduction_order, cotangents.pair_shape, cotangents.inverse_permutation,
+    cotangents.dot_axes_left, cotangents.dot_axes_right, cotangents.tensordot_layout,
+    cotangents.is_differentiable, cotangents.any_zero, slice, getattr,
+    functools.update_wrapper,
+    transform.param_kinds, transform.new_epoch, calls.signature, calls.is_plain_call,
+    calls.zeros, calls.parameter_at, scopes.is_bound_method, scopes.is_python_function,
+    dispatch.python_version, dispatch.method_name, dispatch.method_function,
+    dispatch.module_attribute, scopes.is_module,
+    api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,
+    api.named_after,
 )

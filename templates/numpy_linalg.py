@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from pullback.cotangents import dot_left, dot_right
+from pullback.cotangents import dot_left, dot_right, tensordot_left, tensordot_right
 from pullback.rules import adjoint, d
 
 
@@ -10,6 +10,12 @@ from pullback.rules import adjoint, d
 def dot(z, a, b, out=None):
     d[a] = dot_left(d[z], a, b)
     d[b] = dot_right(d[z], a, b)
+
+
+@adjoint(np.tensordot, result="array")
+def tensordot(z, a, b, axes=2):
+    d[a] = tensordot_left(d[z], a, b, axes)
+    d[b] = tensordot_right(d[z], a, b, axes)
 
 
 @adjoint(np.outer, result="array")

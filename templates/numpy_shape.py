@@ -2,7 +2,8 @@
 
 import numpy as np
 
-from pullback.cotangents import unarray, unconcatenate, unstack, untranspose
+from pullback.cotangents import unbroadcast, untranspose
+from pullback.structures import unarray, unconcatenate, unstack
 from pullback.rules import adjoint, d
 
 
@@ -13,6 +14,11 @@ def reshape(z, a, shape=None, order="C"):
 
 @adjoint(np.ndarray.reshape, result="array")
 def reshape_method(z, a, *shape, order="C"):
+    d[a] = np.reshape(d[z], np.shape(a), order=order)
+
+
+@adjoint(np.ravel, np.ndarray.ravel, np.ndarray.flatten, result="array")
+def ravel(z, a, order="C"):
     d[a] = np.reshape(d[z], np.shape(a), order=order)
 
 
@@ -29,6 +35,21 @@ def transpose_method(z, a, *axes):
 @adjoint(np.ndarray.T, result="array")
 def T(z, a):
     d[a] = np.transpose(d[z])
+
+
+@adjoint(np.broadcast_to, result="array")
+def broadcast_to(z, array, shape):
+    d[array] = unbroadcast(d[z], array)
+
+
+@adjoint(np.swapaxes, np.ndarray.swapaxes, result="array")
+def swapaxes(z, a, axis1, axis2):
+    d[a] = np.swapaxes(d[z], axis1, axis2)
+
+
+@adjoint(np.moveaxis, result="array")
+def moveaxis(z, a, source, destination):
+    d[a] = np.moveaxis(d[z], destination, source)
 
 
 @adjoint(np.expand_dims, result="array")

@@ -4,7 +4,8 @@ import operator
 
 import numpy as np
 
-from pullback.cotangents import matmul_left, matmul_right, unbroadcast, unindex
+from pullback.cotangents import matmul_left, matmul_right, unbroadcast
+from pullback.structures import unindex
 from pullback.rules import adjoint, d
 
 

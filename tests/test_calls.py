@@ -183,9 +183,10 @@ CASES = [
 ]
 
 
+@pytest.mark.parametrize("order", [1, 2])
 @pytest.mark.parametrize("name, fn, args", CASES, ids=[c[0] for c in CASES])
-def test_gradient(name, fn, args):
-    check_grads(fn, args)
+def test_gradient(name, fn, args, order):
+    check_grads(fn, args, order=order)
 
 
 def test_recursion_value():

@@ -13,7 +13,7 @@ import pullback
 from pullback import TransformError
 from pullback.testing import check_grads
 
-ORDERS = [1]
+ORDERS = [1, 2]
 rng = np.random.default_rng(3)
 
 

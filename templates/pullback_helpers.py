@@ -1,0 +1,204 @@
+"""pullback's own helpers, so that derivatives can be differentiated again.
+
+Generated code calls these linear maps on cotangents; each rule is the map's
+transpose (the `re...` map of an `un...` map and back), or the identity for the
+helpers that only convert a value.
+"""
+
+import numpy as np
+
+from pullback import api, calls, cotangents, dispatch, structures, transform
+from pullback.calls import by_argument as by_argument_
+from pullback.calls import by_parameter as by_parameter_
+from pullback.calls import extend_environment, join_cotangents, place, restrict_environment
+from pullback.calls import pick as pick_
+from pullback.calls import split_cotangents as split_cotangents_
+from pullback.cotangents import (
+    product_of_others_adjoint,
+    rebroadcast,
+    tensordot_left,
+    tensordot_right,
+    unbroadcast,
+    unreduce,
+)
+from pullback.rules import adjoint, d
+from pullback.structures import (
+    reconcatenate,
+    redict,
+    repack,
+    restack,
+    restar,
+    reroll,
+    rearray,
+    unarray,
+    unconcatenate,
+    undict,
+    unrepack,
+    unroll,
+    unstack,
+    unstar,
+)
+
+
+@adjoint(cotangents.add)
+def add(z, x, y):
+    d[x] = d[z]
+    d[y] = d[z]
+
+
+@adjoint(cotangents.unbroadcast)
+def unbroadcast_(z, g, x):
+    d[g] = rebroadcast(d[z], g)
+
+
+@adjoint(cotangents.rebroadcast)
+def rebroadcast_(z, h, g):
+    d[h] = unbroadcast(d[z], h)
+
+
+@adjoint(cotangents.unreduce)
+def unreduce_(z, g, x, axis=None, keepdims=False):
+    d[g] = np.sum(d[z], axis=axis, keepdims=keepdims)
+
+
+@adjoint(cotangents.product_of_others)
+def product_of_others(z, x, axis=None):
+    d[x] = product_of_others_adjoint(d[z], x, axis)
+
+
+@adjoint(cotangents.tensordot_left)
+def tensordot_left_(z, g, a, b, axes=2):
+    d[g] = np.tensordot(d[z], b, axes)
+    d[b] = tensordot_right(g, d[z], b, axes)
+
+
+@adjoint(cotangents.tensordot_right)
+def tensordot_right_(z, g, a, b, axes=2):
+    d[g] = np.tensordot(a, d[z], axes)
+    d[a] = tensordot_left(g, a, d[z], axes)
+
+
+@adjoint(cotangents.materialize, cotangents.materialize_all, api.function_of,
+         dispatch.method_object)
+def identity(z, value, *shape):
+    d[value] = d[z]
+
+
+@adjoint(structures.unindex)
+def unindex(z, g, x, index):
+    d[g] = d[z][index]
+
+
+@adjoint(structures.repack)
+def repack_(z, x, items):
+    d[items] = unrepack(d[z], items)
+
+
+@adjoint(structures.unrepack)
+def unrepack_(z, h, items):
+    d[h] = repack(h, d[z])
+
+
+@adjoint(structures.unstar)
+def unstar_(z, g, parts, starred):
+    d[g] = restar(d[z], parts, starred)
+
+
+@adjoint(structures.restar)
+def restar_(z, h, parts, starred):
+    d[h] = unstar(d[z], parts, starred)
+
+
+@adjoint(structures.undict)
+def undict_(z, g, parts, keys):
+    d[g] = redict(d[z], parts, keys)
+
+
+@adjoint(structures.redict)
+def redict_(z, h, parts, keys):
+    d[h] = undict(d[z], parts, keys)
+
+
+@adjoint(structures.unroll)
+def unroll_(z, cotangents, captured):
+    d[cotangents] = reroll(d[z], cotangents, captured)
+
+
+@adjoint(structures.reroll)
+def reroll_(z, h, cotangents, captured):
+    d[h] = unroll(d[z], captured)
+
+
+@adjoint(structures.unstack)
+def unstack_(z, g, xs, axis=0):
+    d[g] = restack(d[z], xs, axis)
+
+
+@adjoint(structures.restack)
+def restack_(z, h, xs, axis=0):
+    d[h] = unstack(d[z], xs, axis)
+
+
+@adjoint(structures.unconcatenate)
+def unconcatenate_(z, g, xs, axis=0):
+    d[g] = reconcatenate(d[z], xs, axis)
+
+
+@adjoint(structures.reconcatenate)
+def reconcatenate_(z, h, xs, axis=0):
+    d[h] = unconcatenate(d[z], xs, axis)
+
+
+@adjoint(structures.unarray)
+def unarray_(z, g, x):
+    d[g] = rearray(d[z], x)
+
+
+@adjoint(structures.rearray)
+def rearray_(z, h, x):
+    d[h] = unarray(d[z], x)
+
+
+@adjoint(calls.by_argument)
+def by_argument(z, signature, args, kwargs, cotangents):
+    d[cotangents] = by_parameter_(signature, args, kwargs, d[z])
+
+
+@adjoint(calls.by_parameter)
+def by_parameter(z, signature, args, kwargs, h):
+    d[h] = by_argument_(signature, args, kwargs, d[z])
+
+
+@adjoint(calls.split_cotangents)
+def split_cotangents(z, cotangents, args, kwargs):
+    d[cotangents] = join_cotangents(d[z], args, kwargs)
+
+
+@adjoint(calls.join_cotangents)
+def join_cotangents_(z, h, args, kwargs):
+    d[h] = split_cotangents_(d[z], args, kwargs)
+
+
+@adjoint(calls.pick)
+def pick(z, values, positions):
+    d[values] = place(d[z], values, positions)
+
+
+@adjoint(calls.place)
+def place_(z, h, values, positions):
+    d[h] = pick_(d[z], positions)
+
+
+@adjoint(transform.forward_function)
+def forward_function(z, fn, param_kinds):
+    d[fn] = restrict_environment(d[z], z, fn)
+
+
+@adjoint(calls.restrict_environment)
+def restrict_environment_(z, h, forward, fn):
+    d[h] = extend_environment(d[z], forward, fn)
+
+
+@adjoint(calls.extend_environment)
+def extend_environment_(z, h, forward, fn):
+    d[h] = restrict_environment(d[z], forward, fn)
