@@ -30,7 +30,6 @@ from . import (
     scopes,
 )
 from .bindings import Bindings
-from .errors import TransformError
 from .naming import Namer
 
 _DERIVATIVES = {}

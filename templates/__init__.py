@@ -11,7 +11,7 @@ from . import (  # noqa: F401  (imported to register the rules)
     numpy_linalg,
     numpy_reductions,
     numpy_shape,
-    python_math,
     pullback_helpers,
+    python_math,
     python_operators,
 )

@@ -3,8 +3,8 @@
 import numpy as np
 
 from pullback.cotangents import unbroadcast, untranspose
-from pullback.structures import unarray, unconcatenate, unstack
 from pullback.rules import adjoint, d
+from pullback.structures import unarray, unconcatenate, unstack
 
 
 @adjoint(np.reshape, result="array")

@@ -19,17 +19,16 @@ from pullback.cotangents import (
     tensordot_left,
     tensordot_right,
     unbroadcast,
-    unreduce,
 )
 from pullback.rules import adjoint, d
 from pullback.structures import (
+    rearray,
     reconcatenate,
     redict,
     repack,
+    reroll,
     restack,
     restar,
-    reroll,
-    rearray,
     unarray,
     unconcatenate,
     undict,

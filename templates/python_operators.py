@@ -5,8 +5,8 @@ import operator
 import numpy as np
 
 from pullback.cotangents import matmul_left, matmul_right, unbroadcast
-from pullback.structures import unindex
 from pullback.rules import adjoint, d
+from pullback.structures import unindex
 
 
 @adjoint(operator.add, np.add, result="elementwise")
