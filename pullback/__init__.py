@@ -10,7 +10,7 @@ from . import (
     templates,  # noqa: F401  (registers the derivative rules)
     testing,
 )
-from .api import differentiable, grad, source, value_and_grad, vjp
+from .api import differentiable, grad, hessian, hvp, jacobian, source, value_and_grad, vjp
 from .cotangents import ZERO
 from .errors import TransformError
 from .rules import adjoint, d, nondifferentiable
@@ -22,6 +22,9 @@ __all__ = [
     "d",
     "differentiable",
     "grad",
+    "hessian",
+    "hvp",
+    "jacobian",
     "nondifferentiable",
     "source",
     "testing",
