@@ -111,7 +111,7 @@ def grad(f, argnums=0):
     def gradient(*args, **kwargs):
         return value_and_gradient(*args, **kwargs)[1]
 
-    named_after(gradient, function_of(f))
+    named_after(gradient, function_of(f), argnums)
     return gradient
 
 
@@ -215,7 +215,9 @@ def source(f, *args, stage="optimized", argnums=None):
     """The derivative code pullback generates for `f`, as Python source.
 
     Args:
-      f: a Python function.
+      f: a Python function. For `grad(g)` (or `grad(grad(g))`...) this is the
+        code that differentiating it runs: the derivatives of `g`'s forward and
+        pullback (and so on), that is, second-order (or higher) code.
       *args: example arguments; the code is generated for their kinds. Without
         them, parameters annotated `float`, `int` or `np.ndarray` get those
         kinds and the others are taken to be arrays.
@@ -228,9 +230,18 @@ def source(f, *args, stage="optimized", argnums=None):
     """
     if stage not in _STAGES:
         raise ValueError(f"stage must be one of {_STAGES}, not {stage!r}")
-    fn = function_of(f)
-    param_kinds = _display_kinds(fn, args, argnums)
+    fn, order = function_of(f), 1
+    while hasattr(fn, "__pullback_gradient_of__"):
+        fn, argnums = fn.__pullback_gradient_of__
+        order += 1
+    functions = [(fn, _display_kinds(fn, args, argnums))]
     transform.new_epoch()
+    for _ in range(order - 1):
+        functions = [g for h, k in functions for g in transform.generated_functions(h, k)]
+    return "\n".join(_stage_text(h, k, stage) for h, k in functions)
+
+
+def _stage_text(fn, param_kinds, stage):
     transform.refresh(fn, param_kinds)
     derivative = transform.derivative(fn, param_kinds)
     if stage == "optimized":
@@ -241,8 +252,7 @@ def source(f, *args, stage="optimized", argnums=None):
 
 def _display_kinds(fn, args, argnums):
     params = list(calls.signature(fn).parameters)
-    positions = range(len(params)) if argnums is None else (
-        (argnums,) if isinstance(argnums, int) else argnums)
+    positions = range(len(params)) if argnums is None else argnums_tuple(argnums)
     active = {params[i] for i in positions}
     if args:
         return transform.param_kinds(fn, args, {}, active)
@@ -273,9 +283,12 @@ def function_of(f):
     return parse.python_function(f)
 
 
-def named_after(wrapper, fn):
-    """Give `wrapper` the name and docstring of `fn`."""
+def named_after(wrapper, fn, argnums=None):
+    """Give `wrapper` the name and docstring of `fn`; a gradient also records what it
+    is the gradient of, for `source`."""
     functools.update_wrapper(wrapper, fn)
+    if argnums is not None:
+        wrapper.__pullback_gradient_of__ = (fn, argnums)
 
 
 def argnums_tuple(argnums):

@@ -265,7 +265,7 @@ def untranspose(g, axes=None):
 
 def inverse_permutation(axes, ndim):
     """The axes undoing `np.transpose(x, axes)` (None for a plain reversal)."""
-    if isinstance(axes, tuple) and len(axes) == 1:
+    if isinstance(axes, tuple) and len(axes) == 1 and isinstance(axes[0], (tuple, list)):
         axes = axes[0]
     if axes is None or len(axes) == 0:
         return None

@@ -70,6 +70,8 @@ class _Renderer:
     def statement(self, stmt, indent):
         """Print one statement (a standard-library ast node) and its body."""
         lineno = getattr(stmt, "lineno", None)
+        if lineno is None:
+            stmt.lineno = 0  # ast.unparse reads it; no user line, so no comment
         if isinstance(stmt, ast.FunctionDef) and stmt.name in self.verbatim:
             self.closures[len(self.lines)] = stmt
             for line in ast.unparse(stmt).splitlines():

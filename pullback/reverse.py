@@ -42,11 +42,13 @@ class Result:
       result_kind: the kind of the function's return value.
       globals_used: the global (or builtin) objects the transformation looked
         up, by name: calls of them were compiled for exactly these objects.
+      kinds: the kind of every variable of the function.
     """
 
     tree: object
     result_kind: object
     globals_used: dict
+    kinds: dict
 
 
 @dataclasses.dataclass
@@ -176,7 +178,7 @@ class _Reverse:
         fwd = nodes.function_def(forward_name, self.tree.args,
                                  forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
-        return Result(fwd, result_kind, self.globals_used)
+        return Result(fwd, result_kind, self.globals_used, self.kinds)
 
     # -- the forward pass ------------------------------------------------------
 

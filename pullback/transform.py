@@ -58,6 +58,7 @@ class Derivative:
       globals_used: the global objects its calls were compiled for, by name.
       callees: the `(function, kinds, result kind)` of the Python functions it
         calls, the result kind being the one its code was compiled for.
+      kinds: the kind of every variable of the function.
       checked: the epoch in which `refresh` last found it current.
     """
 
@@ -73,6 +74,7 @@ class Derivative:
     source_map: list
     globals_used: dict
     callees: list
+    kinds: dict
     checked: int = -1
 
     def build(self, fn):
@@ -214,7 +216,7 @@ def _run_pipeline(fn, param_kinds):
     code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header)
     return Derivative(origin, normal, raw, optimized, text, code, dict(bindings.cells),
                       result.result_kind, filename, source_map, result.globals_used,
-                      calls.callees)
+                      calls.callees, result.kinds)
 
 
 def _filename(origin, name, param_kinds):
@@ -262,6 +264,27 @@ def param_kinds(fn, args, kwargs, active=None):
 
 
 
+
+
+# -- the generated functions, as functions to transform again --------------------------
+
+
+def generated_functions(fn, param_kinds):
+    """`fn`'s forward and pullback, each with the kinds of its variables.
+
+    Differentiating `grad(fn)` transforms these: `pullback.source` shows that
+    second-order code without running it. The pullback's cells hold no values.
+    """
+    found = derivative(fn, param_kinds)
+    forward = found.build(fn)
+    code = next(c for c in found.code.co_consts
+                if isinstance(c, types.CodeType) and c.co_name.endswith("_pullback"))
+    cells = dict(zip(forward.__code__.co_freevars, forward.__closure__ or ()))
+    closure = tuple(cells.get(name) or types.CellType() for name in code.co_freevars)
+    pullback = types.FunctionType(code, fn.__globals__, code.co_name, None, closure)
+    pullback_kinds = {name: found.kinds.get(name, kinds.CONST) for name in code.co_freevars}
+    pullback_kinds[code.co_varnames[0]] = found.result_kind
+    return [(forward, dict(param_kinds)), (pullback, pullback_kinds)]
 
 
 # -- primitives called through values ------------------------------------------------
