@@ -43,8 +43,8 @@ def main():
         x, v = rng.standard_normal(n), rng.standard_normal(n)
         pullback.hvp(f, x, v)
         repeats = 200 if n < 10 ** 5 else 10
-        primal = median_seconds(lambda: f(x), repeats)
-        product = median_seconds(lambda: pullback.hvp(f, x, v), repeats)
+        primal = median_seconds(lambda x=x: f(x), repeats)
+        product = median_seconds(lambda x=x, v=v: pullback.hvp(f, x, v), repeats)
         print(f"| {n:,} | {primal * 1e6:,.1f} µs | {product * 1e6:,.1f} µs | "
               f"{product / primal:,.1f} |")
 
