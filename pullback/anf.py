@@ -41,8 +41,8 @@ tuple and a dict built just before it.
 Closures: each nested `def` and `lambda` carries `captured`, the sorted names
 it reads from this function (its `co_freevars`). A captured variable has one
 value from the point it is captured: it is assigned once under its own name
-(several assignments before the capture become versions and a copy
-`v = v_2` just before it). Assigning it after the capture, assigning a
+(with several assignments before the capture, the last one takes the name).
+Assigning it after the capture, assigning a
 captured parameter, or capturing a variable not assigned yet (other than a
 function `def`ined later, as in mutual recursion) raises TransformError:
 Python closures read the variable when they run.
@@ -105,6 +105,8 @@ def to_anf(tree, origin):
     normalizer = _Normalizer(Namer.for_tree(tree), origin, _parameters(tree.args), cells, counts,
                              defined)
     tree.body = normalizer.block(body)
+    for old, new in normalizer.renames.items():
+        _rename(tree.body, old, new)
     result = normalizer.versions[RETURN]
     if isinstance(result, str):
         result = nodes.name(result)
@@ -180,6 +182,7 @@ class _Normalizer:
         self.counts = counts  # how often each local is assigned
         self.captured_at = {}  # captured local -> the line of the first nested function
         self.defined = defined  # the names of the nested `def`s
+        self.renames = {}  # versions of captured variables that take the variable's name
         self.out = []
         self.lineno = None
         self.depth = 0
@@ -380,7 +383,7 @@ class _Normalizer:
                     f"assign {var} first (only functions defined with `def` may come later)",
                     self.origin.filename, self.lineno, "late binding")
             if current not in (None, var):
-                self.emit(nodes.assign(var, nodes.name(current), self.lineno))
+                self.renames[current] = var
                 self.versions[var] = var
                 self.bound.add(var)
             self.captured_at[var] = self.lineno

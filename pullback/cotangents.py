@@ -138,6 +138,13 @@ def rebroadcast(h, g):
     return np.broadcast_to(h, np.shape(g))
 
 
+def reshape_like(g, x, order="C"):
+    """Cotangent `g` reshaped to the shape of `x` (the rule of reshape, squeeze, ravel...)."""
+    if any_zero(g, x):
+        return ZERO
+    return np.reshape(g, np.shape(x), order=order)
+
+
 def broadcast_axes(result_shape, shape):
     """The axes of `result_shape` that broadcasting `shape` to it created or stretched."""
     lead = len(result_shape) - len(shape)

@@ -2,7 +2,13 @@
 
 import numpy as np
 
-from pullback.cotangents import dot_left, dot_right, tensordot_left, tensordot_right
+from pullback.cotangents import (
+    dot_left,
+    dot_right,
+    reshape_like,
+    tensordot_left,
+    tensordot_right,
+)
 from pullback.rules import adjoint, d
 
 
@@ -20,5 +26,5 @@ def tensordot(z, a, b, axes=2):
 
 @adjoint(np.outer, result="array")
 def outer(z, a, b, out=None):
-    d[a] = np.reshape(np.dot(d[z], np.ravel(b)), np.shape(a))
-    d[b] = np.reshape(np.dot(np.ravel(a), d[z]), np.shape(b))
+    d[a] = reshape_like(np.dot(d[z], np.ravel(b)), a)
+    d[b] = reshape_like(np.dot(np.ravel(a), d[z]), b)

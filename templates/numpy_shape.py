@@ -2,24 +2,24 @@
 
 import numpy as np
 
-from pullback.cotangents import unbroadcast, untranspose
+from pullback.cotangents import reshape_like, unbroadcast, untranspose
 from pullback.rules import adjoint, d
 from pullback.structures import unarray, unconcatenate, unstack
 
 
 @adjoint(np.reshape, result="array")
 def reshape(z, a, shape=None, order="C"):
-    d[a] = np.reshape(d[z], np.shape(a), order=order)
+    d[a] = reshape_like(d[z], a, order)
 
 
 @adjoint(np.ndarray.reshape, result="array")
 def reshape_method(z, a, *shape, order="C"):
-    d[a] = np.reshape(d[z], np.shape(a), order=order)
+    d[a] = reshape_like(d[z], a, order)
 
 
 @adjoint(np.ravel, np.ndarray.ravel, np.ndarray.flatten, result="array")
 def ravel(z, a, order="C"):
-    d[a] = np.reshape(d[z], np.shape(a), order=order)
+    d[a] = reshape_like(d[z], a, order)
 
 
 @adjoint(np.transpose, result="array")
@@ -54,12 +54,12 @@ def moveaxis(z, a, source, destination):
 
 @adjoint(np.expand_dims, result="array")
 def expand_dims(z, a, axis):
-    d[a] = np.reshape(d[z], np.shape(a))
+    d[a] = reshape_like(d[z], a)
 
 
 @adjoint(np.squeeze, np.ndarray.squeeze, result="array")
 def squeeze(z, a, axis=None):
-    d[a] = np.reshape(d[z], np.shape(a))
+    d[a] = reshape_like(d[z], a)
 
 
 @adjoint(np.concatenate, result="array")

@@ -16,6 +16,7 @@ from pullback.calls import split_cotangents as split_cotangents_
 from pullback.cotangents import (
     product_of_others_adjoint,
     rebroadcast,
+    reshape_like,
     tensordot_left,
     tensordot_right,
     unbroadcast,
@@ -53,6 +54,11 @@ def unbroadcast_(z, g, x):
 @adjoint(cotangents.rebroadcast)
 def rebroadcast_(z, h, g):
     d[h] = unbroadcast(d[z], h)
+
+
+@adjoint(cotangents.reshape_like)
+def reshape_like_(z, g, x, order="C"):
+    d[g] = reshape_like(d[z], g, order)
 
 
 @adjoint(cotangents.unreduce)

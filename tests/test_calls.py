@@ -183,7 +183,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("order", [1, 2, 3])
 @pytest.mark.parametrize("name, fn, args", CASES, ids=[c[0] for c in CASES])
 def test_gradient(name, fn, args, order):
     check_grads(fn, args, order=order)
