@@ -52,14 +52,12 @@ The assignment `x_1 = x + e` that `x += e` becomes carries
 the update, which Python updates in place when it is a mutable array or list.
 """
 
-from . import nodes, scopes
+from . import flow, nodes, scopes
 from .errors import TransformError, unsupported
 from .naming import Namer
 
 _UNSUPPORTED_STATEMENTS = {
-    "For": "a for loop",
     "AsyncFor": "an async for loop",
-    "While": "a while loop",
     "With": "a with statement",
     "AsyncWith": "an async with statement",
     "Try": "a try statement",
@@ -101,16 +99,15 @@ def to_anf(tree, origin):
     tree = nodes.clone(tree)
     cells, defined = _mark_captured(tree, origin)
     counts = scopes.assignments(tree)
-    body = _with_final_return(_lift_returns(tree.body))
-    normalizer = _Normalizer(Namer.for_tree(tree), origin, _parameters(tree.args), cells, counts,
-                             defined)
-    tree.body = normalizer.block(body)
+    namer = Namer.for_tree(tree)
+    body = flow.lower_exits(tree.body, namer)
+    flow.mark_carried(body)
+    body = _with_final_return(_lift_returns(body))
+    normalizer = _Normalizer(namer, origin, _parameters(tree.args), cells, counts, defined)
+    tree.body = normalizer.function_body(body)
     for old, new in normalizer.renames.items():
         _rename(tree.body, old, new)
-    result = normalizer.versions[RETURN]
-    if isinstance(result, str):
-        result = nodes.name(result)
-    tree.body.append(nodes.return_(result, nodes.lineno_of(body[-1])))
+    _capture_loop_state(tree, origin)
     return tree
 
 
@@ -152,7 +149,12 @@ def _extend_unless_returns(branch, rest):
 
 
 def _may_return(stmt):
-    return any(isinstance(n, nodes.Return) for n in nodes.walk(stmt))
+    """Whether `stmt` contains a `return` of this function (not of a loop's body)."""
+    if isinstance(stmt, nodes.Return):
+        return True
+    if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef, nodes.Lambda)):
+        return False
+    return any(_may_return(child) for child in nodes.iter_child_nodes(stmt))
 
 
 def _with_final_return(body):
@@ -187,8 +189,18 @@ class _Normalizer:
         self.lineno = None
         self.depth = 0
         self.returned = None
+        self.carried = None  # the state of the loop whose body is being normalized
+        self.driver = None  # the name ANF gives `loops.iterate`
 
     # statements
+
+    def function_body(self, statements):
+        """The ANF of a function's body, ending in its one `return`."""
+        out = self.block(statements)
+        result = self.versions[RETURN]
+        if isinstance(result, str):
+            result = nodes.name(result)
+        return out + [nodes.return_(result, nodes.lineno_of(statements[-1]))]
 
     def block(self, statements):
         saved, self.out = self.out, []
@@ -245,6 +257,8 @@ class _Normalizer:
 
     def stmt_Return(self, stmt):
         value = stmt.value if stmt.value is not None else nodes.constant(None)
+        if hasattr(stmt, "exit"):
+            value = nodes.tuple_([nodes.constant(stmt.exit)] + list(map(nodes.name, self.carried)))
         if self.depth == 0 and _is_atom_or_reference(value):
             self.versions[RETURN] = self.atom(value)
             return
@@ -268,6 +282,48 @@ class _Normalizer:
         self.versions = _join(before, after_body, body, after_else, orelse)
         self.lineno = lineno
         self.emit(nodes.if_(test, body, orelse))
+
+    def stmt_For(self, stmt):
+        self.loop(stmt, self.atom(stmt.iter), stmt.target)
+
+    def stmt_While(self, stmt):
+        self.loop(stmt, nodes.constant(None), None)
+
+    def loop(self, stmt, items, target):
+        """`loop_body` for the loop's body, then `iterate(loop_body, items, *state)`."""
+        lineno = self.lineno
+        inits = [nodes.name(self.versions[v]) if v in self.versions else nodes.constant(None)
+                 for v in stmt.carried]
+        body = self.loop_body(stmt, target)
+        self.lineno = lineno
+        self.emit(body)
+        self.driver = self.driver or self.namer.fresh("iterate")
+        call = nodes.call(nodes.name(self.driver), [nodes.name(body.name), items] + inits)
+        call.loop = True
+        result = self.namer.fresh("loop")
+        self.emit(nodes.assign(result, call))
+        flag = self.define(stmt.flag) if getattr(stmt, "flag", None) else None
+        self.emit(nodes.unpack([flag] + [self.define(v) for v in stmt.carried],
+                               nodes.name(result)))
+
+    def loop_body(self, stmt, target):
+        """The function `loop_body(item, *state)` running one iteration of `stmt`."""
+        name = self.namer.fresh("loop_body")
+        saved = self.versions, self.depth, self.returned, self.carried
+        self.versions = {k: v for k, v in self.versions.items() if k != RETURN}
+        self.depth, self.returned, self.carried = 0, None, stmt.carried
+        state = [self.define(v) for v in stmt.carried]
+        if isinstance(target, nodes.Name):
+            item, unpack = self.define(target.id), []
+        else:
+            item = self.namer.fresh("item" if target is not None else "_")
+            unpack = [] if target is None else [
+                nodes.assign(target, nodes.name(item), nodes.lineno_of(stmt))]
+        body = self.function_body(_lift_returns(unpack + stmt.body))
+        self.versions, self.depth, self.returned, self.carried = saved
+        node = nodes.function_def(name, [item] + state, body, self.lineno)
+        node.loop = True
+        return node
 
     def stmt_Assert(self, stmt):
         msg = self.atom(stmt.msg) if stmt.msg is not None else None
@@ -613,6 +669,98 @@ def _folded_constant(expr):
     return None
 
 
+# -- loop bodies as closures ----------------------------------------------------
+
+
+def _capture_loop_state(tree, origin):
+    """Give each loop body its `captured` names, once names are final, and check
+    the closures created inside loops."""
+    local = set(origin.cells) | set(_parameters(tree.args))
+    for node in nodes.walk(tree):
+        if isinstance(node, nodes.Name) and not isinstance(node.ctx, nodes.Load):
+            local.add(node.id)
+        elif isinstance(node, nodes.FunctionDef):
+            local.add(node.name)
+    _check_loop_bodies(tree.body, local, set(), origin)
+
+
+def _check_loop_bodies(statements, local, iteration, origin):
+    """Mark the loop bodies among `statements`; `iteration` holds the variables of
+    the iterations of the loops around them."""
+    for stmt in statements:
+        if isinstance(stmt, nodes.If):
+            _check_loop_bodies(stmt.body, local, iteration, origin)
+            _check_loop_bodies(stmt.orelse, local, iteration, origin)
+        elif getattr(stmt, "loop", False):
+            stmt.captured = sorted(scopes.free_names(stmt) & local)
+            own = iteration | set(_parameters(stmt.args)) | {
+                n.id for n in nodes.walk(stmt) if isinstance(n, nodes.Name)
+                and isinstance(n.ctx, nodes.Store)}
+            _check_loop_bodies(stmt.body, local, own, origin)
+            for inner in stmt.body:
+                _check_escapes(inner, stmt.body, own, origin)
+
+
+def _check_escapes(stmt, body, iteration, origin):
+    """`_check_escape` for each closure `stmt` makes, in the loop body `body`."""
+    if isinstance(stmt, nodes.If):
+        for inner in stmt.body + stmt.orelse:
+            _check_escapes(inner, body, iteration, origin)
+    else:
+        _check_escape(stmt, body, iteration, origin)
+
+
+def _check_escape(stmt, statements, iteration, origin):
+    """Refuse a closure made in a loop, reading a variable of the iteration, that
+    outlives the iteration: Python's closure would see the variable's later values."""
+    closure = _closure_made_by(stmt)
+    if closure is None:
+        return
+    name, node = closure
+    read = sorted(set(node.captured) & iteration)
+    if read and not _only_called(name, statements, stmt):
+        raise TransformError(
+            f"the function defined here reads {read[0]}, which the loop assigns, and is "
+            "used after its iteration (stored, returned or passed on); Python would "
+            f"call it with a later value of {read[0]}: pass {read[0]} as an argument "
+            "or a default value instead",
+            origin.filename, nodes.lineno_of(stmt), "late binding")
+
+
+def _closure_made_by(stmt):
+    if isinstance(stmt, nodes.FunctionDef):
+        return stmt.name, stmt
+    if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Lambda):
+        return stmt.targets[0].id, stmt.value
+    return None
+
+
+def _only_called(name, body, definition):
+    """Whether `name` is only ever called in `body`, or passed to a function call."""
+    for stmt in body:
+        for node in _walk_except(stmt, definition):
+            if isinstance(node, nodes.Call):
+                args = node.args + [k.value for k in node.keywords]
+                if isinstance(node.func, nodes.Attribute) and any(
+                        nodes.is_name(a, name) for a in args):
+                    return False
+            elif isinstance(node, (nodes.Tuple, nodes.List, nodes.Dict, nodes.Set)):
+                elts = node.values if isinstance(node, nodes.Dict) else node.elts
+                if any(nodes.is_name(e, name) for e in elts):
+                    return False
+            if isinstance(node, nodes.Assign) and nodes.is_name(node.value, name):
+                return False
+    return True
+
+
+def _walk_except(node, skipped):
+    if node is skipped:
+        return
+    yield node
+    for child in nodes.iter_child_nodes(node):
+        yield from _walk_except(child, skipped)
+
+
 # -- joins after an if ---------------------------------------------------------
 
 
@@ -692,6 +840,8 @@ def _check_block(body, top=False):
                 _require_atom(stmt.exc)
         elif isinstance(stmt, nodes.FunctionDef):
             _check_closure(stmt)
+            if getattr(stmt, "loop", False):
+                check_anf(stmt)
         else:
             raise TransformError(f"ANF: unexpected statement {type(stmt).__name__}")
 

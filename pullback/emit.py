@@ -37,8 +37,8 @@ def render(tree, origin):
       for each of them, the user line it came from (or None); and, by line
       index, the user's nested functions (`def` or `lambda` ast nodes).
     """
-    verbatim = {n.name for n in nodes.walk(tree)
-                if isinstance(n, nodes.FunctionDef) and hasattr(n, "captured")}
+    verbatim = {n.name for n in nodes.walk(tree) if isinstance(n, nodes.FunctionDef)
+                and hasattr(n, "captured") and not getattr(n, "loop", False)}
     out = _Renderer(origin, verbatim)
     out.statement(nodes.to_ast(tree), 0)
     return out.lines, out.source_map, out.closures
@@ -122,11 +122,21 @@ def compile_forward(tree, origin, free_names, filename, header):
     module = compile(text, filename, "exec")
     code = _constant_code(_constant_code(module, f"{tree.name}_factory"), tree.name)
     by_line = {index + _FIRST_LINE: node for index, node in closures.items()}
-    code = code.replace(co_consts=tuple(
-        _user_code(by_line[c.co_firstlineno], c, origin.filename)
-        if isinstance(c, types.CodeType) and c.co_firstlineno in by_line else c
-        for c in code.co_consts))
+    code = _with_user_closures(code, by_line, origin.filename)
     return code, "\n".join(lines) + "\n", [None, None] + source_map
+
+
+def _with_user_closures(code, by_line, filename):
+    """`code` with the code of each user closure in it (at any depth) replaced by
+    `_user_code`; `by_line` maps generated line numbers to their nodes."""
+    consts = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType) and const.co_firstlineno in by_line:
+            const = _user_code(by_line[const.co_firstlineno], const, filename)
+        elif isinstance(const, types.CodeType):
+            const = _with_user_closures(const, by_line, filename)
+        consts.append(const)
+    return code.replace(co_consts=tuple(consts))
 
 
 _FIRST_LINE = 3  # the header comment and the factory come first

@@ -64,12 +64,31 @@ class Container:
         return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Items:
+    """An iterable that is not a container of known items (a range, zip, enumerate,
+    a list of unknown length): what matters is the kind of its items."""
+
+    element: object
+    shape: str = "unknown"
+
+    @property
+    def active(self):
+        return self.element.active
+
+    def __repr__(self):
+        return f"Items({self.element!r})"
+
+
+def constant(kind):
+    """The kind of a value of kind `kind` held constant: a scalar stays a scalar."""
+    return CONST_SCALAR if kind.shape == "scalar" else CONST
+
+
 def container(type_, keys, items):
-    """A Container kind, or CONST when no item is active."""
+    """A Container kind, inactive when no item is active."""
     items = tuple(items)
-    if not any(k.active for k in items):
-        return CONST
-    return Container(type_, tuple(keys), items)
+    return Container(type_, tuple(keys), items, any(k.active for k in items))
 
 
 def sequence(type_, items):
@@ -78,34 +97,59 @@ def sequence(type_, items):
     return container(type_, range(len(items)), items)
 
 
-def of_value(value):
+def of_value(value, depth=0):
     """The kind of a runtime value.
 
     A function is active (ANY) when a value it closes over is: its cotangent
-    is the tuple of the cotangents of its free variables.
+    is the tuple of the cotangents of its free variables. Long sequences and
+    deep nests (a loop's trail of pullbacks) get the kind of their items or
+    the generic kind, so that neither their length nor their depth matters.
     """
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
+    if isinstance(value, (tuple, list, dict)) and depth > _DEEPEST:
+        return ANY if _any_active(value) else CONST
+    if isinstance(value, (tuple, list)) and len(value) > _LONGEST:
+        result = None
+        for item in value:
+            result = join(result, of_value(item, depth + 1))
+        return Items(result)
     if isinstance(value, (tuple, list)):
-        return sequence(tuple if isinstance(value, tuple) else list, map(of_value, value))
+        items = (of_value(v, depth + 1) for v in value)
+        return sequence(tuple if isinstance(value, tuple) else list, items)
     if isinstance(value, dict):
-        return container(dict, value.keys(), map(of_value, value.values()))
+        return container(dict, value.keys(), (of_value(v, depth + 1) for v in value.values()))
     if isinstance(value, types.FunctionType):
-        return ANY if _closes_over_active(value, set()) else CONST
+        return ANY if _any_active(value) else CONST
     if scopes.is_bound_method(value):
-        return ANY if of_value(value.__self__).active else CONST
+        return ANY if _any_active(value.__self__) else CONST
     if not is_differentiable(value):
         return CONST
     return ARRAY if isinstance(value, np.ndarray) else SCALAR
 
 
-def _closes_over_active(fn, seen):
-    seen.add(id(fn))
-    for value in scopes.cell_values(fn):
-        if isinstance(value, types.FunctionType):
-            if id(value) not in seen and _closes_over_active(value, seen):
-                return True
-        elif of_value(value).active:
+_DEEPEST = 8
+_LONGEST = 32
+
+
+def _any_active(value):
+    """Whether `value` holds a differentiable value: in a container, in a function's
+    closure cells, or in a bound method's object (searched without recursion)."""
+    pending, seen = [value], set()
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if isinstance(value, (tuple, list)):
+            pending.extend(value)
+        elif isinstance(value, dict):
+            pending.extend(value.values())
+        elif isinstance(value, types.FunctionType):
+            pending.extend(scopes.cell_values(value))
+        elif scopes.is_bound_method(value):
+            pending.append(value.__self__)
+        elif is_differentiable(value):
             return True
     return False
 
@@ -140,9 +184,35 @@ def join(a, b):
         return a
     if a is None or b is None:
         return a or b
+    if isinstance(a, Container) and isinstance(b, Container) and (a.type, a.keys) == (
+            b.type, b.keys):
+        return Container(a.type, a.keys, tuple(map(join, a.items, b.items)))
+    if is_sequence(a) and is_sequence(b):
+        return Items(join(element(a), element(b)))
     active = a.active or b.active
     shape = a.shape if a.shape == b.shape else "unknown"
     return _LEAVES[(active, shape)]
+
+
+def item(kind, key):
+    """The kind of item `key` of a value of kind `kind`."""
+    if isinstance(kind, Container):
+        found = kind.item(key)
+        if found is not None:
+            return found
+    return element(kind)
+
+
+def is_sequence(kind):
+    """Whether `kind` is that of a tuple or list (or of an iterable's items)."""
+    return isinstance(kind, Items) or isinstance(kind, Container) and kind.type in (tuple, list)
+
+
+def concatenation(a, b):
+    """The kind of `a + b` for tuples or lists of kinds `a` and `b`."""
+    if isinstance(a, Container) and isinstance(b, Container) and a.type is b.type:
+        return sequence(a.type, a.items + b.items)
+    return Items(join(element(a), element(b)))
 
 
 def element(kind):
@@ -152,6 +222,8 @@ def element(kind):
         for item in kind.items:
             result = join(result, item)
         return result or CONST
+    if isinstance(kind, Items):
+        return kind.element
     if kind is ARRAY:
         return ARRAY
     return ANY if kind.active else CONST

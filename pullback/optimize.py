@@ -14,9 +14,22 @@ def optimize(forward):
 
     `forward` itself is left as it was; unchanged statements are shared.
     """
-    body = [_with_body(stmt, dead_code(stmt.body, set()))
-            if isinstance(stmt, nodes.FunctionDef) else stmt for stmt in forward.body]
-    return _with_body(forward, body)
+    return _with_body(forward, _optimized(forward.body))
+
+
+def _optimized(statements):
+    """`statements` of forward code, with the pullbacks in them (at any depth:
+    loop bodies have their own) optimized."""
+    out = []
+    for stmt in statements:
+        if getattr(stmt, "pullback", False):
+            stmt = _with_body(stmt, dead_code(stmt.body, set()))
+        elif isinstance(stmt, nodes.If):
+            stmt = _with_body(stmt, _optimized(stmt.body), _optimized(stmt.orelse))
+        elif isinstance(stmt, nodes.FunctionDef) and not hasattr(stmt, "captured"):
+            stmt = _with_body(stmt, _optimized(stmt.body))
+        out.append(stmt)
+    return out
 
 
 def _with_body(node, body, orelse=None):

@@ -29,7 +29,7 @@ import types
 
 import numpy as np
 
-from . import calls, cotangents, emit, kinds, nodes, rules, scopes, structures
+from . import calls, cotangents, emit, kinds, loops, nodes, rules, scopes, structures
 from .errors import TransformError
 
 
@@ -148,14 +148,15 @@ def reverse(tree, origin, param_kinds, namer, bindings, calls, name):
 
 
 class _Reverse:
-    def __init__(self, tree, origin, param_kinds, namer, bindings, calls):
+    def __init__(self, tree, origin, param_kinds, namer, bindings, calls, freevars=None):
         self.tree = tree
         self.origin = origin
         self.namer = namer
         self.bindings = bindings
         self.calls = calls
         self.params = _parameter_names(tree.args)
-        self.freevars = list(origin.cells)
+        self.freevars = list(origin.cells) if freevars is None else freevars
+        self.loop_bodies = {}
         unknown = set(param_kinds) - set(self.params) - set(self.freevars)
         if unknown:
             raise AssertionError(f"kinds for {sorted(unknown)}, which {tree.name} does not have")
@@ -188,7 +189,9 @@ class _Reverse:
             self.lineno = nodes.lineno_of(stmt)
             emitted, op = self.forward_statement(stmt)
             forward.extend(emitted)
-            if op is not None:
+            if isinstance(op, list):
+                ops.extend(op)
+            elif op is not None:
                 ops.append(op)
         _group_closures(ops)
         return forward, ops
@@ -196,6 +199,9 @@ class _Reverse:
     def forward_statement(self, stmt):
         if isinstance(stmt, nodes.If):
             return self.forward_if(stmt)
+        if isinstance(stmt, nodes.FunctionDef) and getattr(stmt, "loop", False):
+            self.loop_bodies[stmt.name] = stmt  # transformed where the loop calls it
+            return [], None
         if isinstance(stmt, nodes.FunctionDef):
             return [stmt], self.closure(stmt.name, stmt)
         if isinstance(stmt, nodes.Assign):
@@ -229,7 +235,7 @@ class _Reverse:
             self.shapes[target] = self.shapes.get(value.id)
             return [stmt], Copy(target, value.id, self.lineno)
         if isinstance(value, (nodes.Name, nodes.Constant)) or self.is_reference(value):
-            self.kinds[target] = kinds.CONST
+            self.kinds[target] = self.kind_of(value)
             return [stmt], None
         if isinstance(value, (nodes.Tuple, nodes.List, nodes.Dict)):
             return [stmt], self.build(target, value)
@@ -242,8 +248,12 @@ class _Reverse:
     def operation(self, target, value, stmt):
         """BinOp, UnaryOp, Compare, Attribute and Subscript: primitives by table."""
         if isinstance(value, nodes.BinOp):
+            operands = [value.left, value.right]
             operator_ = rules.BINARY[type(value.op)]
-            return self.primitive(target, operator_, [value.left, value.right], [])
+            if operator_ is operator.add and any(kinds.is_sequence(self.kind_of(a))
+                                                  for a in operands):
+                operator_ = operator.concat
+            return self.primitive(target, operator_, operands, [])
         if isinstance(value, nodes.UnaryOp):
             return self.primitive(target, rules.UNARY[type(value.op)], [value.operand], [])
         if isinstance(value, nodes.Attribute):
@@ -271,6 +281,9 @@ class _Reverse:
             self.kinds[target] = container.item(index.value) or kinds.element(container)
         elif isinstance(container, kinds.Container) and not isinstance(value.slice, nodes.Slice):
             self.kinds[target] = kinds.element(container)
+        elif isinstance(container, kinds.Items):
+            self.kinds[target] = container if isinstance(value.slice, nodes.Slice) else (
+                container.element)
         elif container.active:
             self.kinds[target] = kinds.ARRAY if container is kinds.ARRAY else kinds.ANY
         return op
@@ -323,6 +336,8 @@ class _Reverse:
 
     def call(self, target, value, stmt):
         """Forward code and operation for `target = f(...)`."""
+        if getattr(value, "loop", False):
+            return self.loop(target, value)
         fn = self.callee(value.func)
         args = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
         if fn is not None and self.is_method(value.func):
@@ -341,8 +356,74 @@ class _Reverse:
             if isinstance(fn, types.FunctionType):
                 return self.dynamic_call(target, value)
             raise self.no_rule(fn)
-        self.kinds[target] = kinds.CONST
+        self.kinds[target] = self.constant_result(fn, args, keywords)
         return [stmt], None
+
+    def loop(self, target, value):
+        """φ of `iterate(loop_body, items, *state)`: the body transformed once into a
+        forward function, which `iterate_fwd` runs (see `loops`). The loop's
+        pullback gives the cotangents of the body (its environment), of the
+        items and of the state's initial values; ρ is that of a call."""
+        body_name, items, *inits = value.args
+        body = self.loop_bodies.pop(body_name.id)
+        item = kinds.element(self.kind_of(items))
+        state = [self.kind_of(a) for a in inits]
+        outer = {v: self.kinds.get(v, kinds.CONST) for v in body.captured}
+        if not any(k.active for k in [item, *state, *outer.values()]):
+            return self.primal_loop(target, value, body)
+        before, ops = [], []
+        if isinstance(self.kind_of(items), kinds.Items) and item.active:
+            before, op = self.materialize_items(items)
+            items, ops = nodes.name(before[0].targets[0].id), [op]
+        name = self.namer.fresh(body.name + "_fwd")
+        forward, state = self.loop_body(body, name, outer, item, state)
+        self.kinds[body.name] = kinds.ANY if any(k.active for k in outer.values()) else (
+            kinds.CONST)
+        self.kinds[target] = kinds.sequence(tuple, [kinds.CONST] + state)
+        driver = self.bindings.object("iterate_fwd", loops.iterate_fwd)
+        pullback = self.namer.pullback(target)
+        call = nodes.call(nodes.name(driver), [nodes.name(name), items] + inits)
+        ops += [Closure(body.name, body.captured, self.lineno),
+                Call(target, pullback, [None, body_name, items] + inits, self.lineno)]
+        return before + [forward, nodes.unpack([target, pullback], call, self.lineno)], ops
+
+    def materialize_items(self, items):
+        """`list(items)` for an iterator (zip, enumerate, ...) with differentiable items,
+        so that the derivative of the loop's derivative can see them too."""
+        listed = self.namer.fresh(items.id + "_list")
+        call = nodes.call(nodes.name(self.bindings.object("list", list)), [items])
+        return [nodes.assign(listed, call, self.lineno)], self.primitive(listed, list, [items],
+                                                                        [])
+
+    def loop_body(self, body, name, outer, item, state):
+        """The forward of a loop body, for the kinds its state takes in any iteration.
+
+        The state's kinds are those of its initial values joined with those the
+        body returns, until they no longer change; only the last attempt's
+        names stay taken.
+        """
+        taken = set(self.namer.taken)
+        while True:
+            param_kinds = dict(outer)
+            param_kinds.update(zip(_parameter_names(body.args), [item] + state))
+            result = _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer,
+                              self.bindings, self.calls, body.captured).run(name)
+            returned = [kinds.item(result.result_kind, i + 1) for i in range(len(state))]
+            joined = [kinds.join(a, b) for a, b in zip(state, returned)]
+            if joined == state:
+                self.globals_used.update(result.globals_used)
+                return result.tree, state
+            state = joined
+            self.namer.taken = taken | set(self.bindings.cells)
+
+    def primal_loop(self, target, value, body):
+        """A loop without differentiable values runs as it is, with `loops.iterate`."""
+        driver = self.bindings.object("iterate", loops.iterate)
+        for node in [value] + list(nodes.walk(body)):
+            if isinstance(node, nodes.Call) and getattr(node, "loop", False):
+                node.func = nodes.name(driver)
+        self.kinds[target] = kinds.CONST
+        return [body, nodes.assign(target, value, self.lineno)], None
 
     def callee(self, func):
         """The object a call's `func` refers to, when known before running, else None."""
@@ -354,6 +435,8 @@ class _Reverse:
                     raise self.error(f"NumPy arrays have no method .{func.attr}",
                                      f"method .{func.attr}")
                 return method
+            if isinstance(receiver, kinds.Container):
+                return getattr(receiver.type, func.attr, None)
             return None
         path = nodes.dotted_path(func)
         if path is None:
@@ -423,11 +506,8 @@ class _Reverse:
     def primitive(self, target, fn, args, keywords):
         rule = rules.rule_for(fn)
         arg_kinds = [self.kind_of(a) for a in args + [v for _, v in keywords]]
-        if rules.is_nondifferentiable(fn):
-            self.kinds[target] = kinds.CONST
-            return None
-        if not any(k.active for k in arg_kinds):
-            self.kinds[target] = _result_kind(rule, arg_kinds) if rule else kinds.CONST
+        if rules.is_nondifferentiable(fn) or not any(k.active for k in arg_kinds):
+            self.kinds[target] = self.constant_result(fn, args, keywords)
             return None
         if rule is None:
             raise self.no_rule(fn)
@@ -435,6 +515,17 @@ class _Reverse:
         self.kinds[target] = _result_kind(rule, arg_kinds)
         self.shapes[target] = self.result_shape(rule, target, args)
         return Primitive(target, rule, args, keywords, self.lineno)
+
+    def constant_result(self, fn, args, keywords):
+        """The kind of the result of a call of `fn` that has no derivative here."""
+        if fn is None:
+            return kinds.CONST
+        if rules.is_nondifferentiable(fn):
+            return rules.constant_result(fn) or kinds.CONST
+        rule = rules.rule_for(fn)
+        if rule is None:
+            return kinds.CONST
+        return _result_kind(rule, [self.kind_of(a) for a in args + [v for _, v in keywords]])
 
     def check_in_place(self, stmt):
         """Refuse `x += e` where Python would update an array or list that is also
@@ -490,7 +581,9 @@ class _Reverse:
             env = nodes.tuple_([self.cotangent_atom(v) for v in self.freevars])
         results = [env] + [self.cotangent_atom(p) for p in self.params]
         body.append(nodes.return_(nodes.tuple_(results)))
-        return nodes.function_def(name, [param], body, ret.lineno)
+        node = nodes.function_def(name, [param], body, ret.lineno)
+        node.pullback = True
+        return node
 
     def backward_block(self, ops):
         out = []
@@ -520,6 +613,11 @@ class _Reverse:
             atom = instance.arguments.get(param)
             if isinstance(atom, nodes.Name):
                 out.extend(self.contribute(atom.id, expr))
+            elif isinstance(atom, nodes.Tuple) and self.kind_of(atom).active:
+                parts = self.namer.fresh(self.cotangent_name(param))
+                out.append(nodes.assign(parts, expr, self.lineno))
+                out.extend(self.distribute(parts, [(nodes.constant(i), e)
+                                                   for i, e in enumerate(atom.elts)]))
         return out
 
     def backward_call(self, op):
@@ -783,6 +881,8 @@ def _assign_in(branch, name, value, zero, lineno):
 
 
 def _result_kind(rule, arg_kinds):
+    if callable(rule.result):
+        return rule.result(*arg_kinds)
     active = any(k.active for k in arg_kinds)
     if rule.result == "elementwise":
         return kinds.promote(arg_kinds)

@@ -51,7 +51,7 @@ UNARY = {
 """The primitive behind each unary operator of Python syntax."""
 
 _ADJOINTS = {}
-_NONDIFFERENTIABLE = set()
+_NONDIFFERENTIABLE = {}
 
 
 class _Cotangents:
@@ -72,8 +72,8 @@ class Rule:
       primitive: the function it differentiates.
       template: the template function.
       result: how the result's kind follows from the arguments' kinds:
-        "elementwise" (promoted like arithmetic), "scalar", "array", or None
-        (unknown).
+        "elementwise" (promoted like arithmetic), "scalar", "array", a
+        function of the arguments' kinds, or None (unknown).
     """
 
     primitive: object
@@ -104,7 +104,8 @@ def adjoint(*primitives, result=None):
       *primitives: the functions (numpy.sin, math.sin, operator.add, ...) the
         template differentiates; they share its signature.
       result: "elementwise", "scalar" or "array" when the result's kind is
-        known from the arguments' kinds (see `Rule`).
+        known from the arguments' kinds, or a function from the arguments'
+        kinds to the result's (see `Rule`).
 
     Returns:
       A decorator that registers a template and returns it unchanged.
@@ -128,10 +129,14 @@ def adjoint(*primitives, result=None):
     return register
 
 
-def nondifferentiable(*primitives):
-    """Declare that `primitives` have no derivative: their results are constants."""
+def nondifferentiable(*primitives, result=None):
+    """Declare that `primitives` have no derivative: their results are constants.
+
+    `result` is the kind of their results when more is known than that they
+    are constants (`len` gives a scalar, `range` items that are scalars).
+    """
     for primitive in primitives:
-        _NONDIFFERENTIABLE.add(_key(primitive))
+        _NONDIFFERENTIABLE[_key(primitive)] = result
 
 
 def rule_for(fn):
@@ -142,6 +147,11 @@ def rule_for(fn):
 def is_nondifferentiable(fn):
     """Whether `fn` was declared non-differentiable."""
     return _key(fn) in _NONDIFFERENTIABLE
+
+
+def constant_result(fn):
+    """The kind declared for the results of non-differentiable `fn`, or None."""
+    return _NONDIFFERENTIABLE.get(_key(fn))
 
 
 def _key(fn):

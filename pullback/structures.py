@@ -62,6 +62,22 @@ def unrepack(h, items):
     return tuple(h[i] for i in range(len(items)))
 
 
+def unconcat(g, a, b):
+    """The cotangents of tuples or lists `a` and `b` from that of `a + b`."""
+    if g is ZERO:
+        return ZERO
+    return g[: len(a)], g[len(a) :]
+
+
+def reconcat(h, a, b):
+    """The transpose of `unconcat`: the cotangent of `a + b` from those of `a` and `b`."""
+    if h is ZERO:
+        return ZERO
+    parts = [[ZERO] * len(x) if ct is ZERO else list(ct) for ct, x in zip(h, (a, b))]
+    items = parts[0] + parts[1]
+    return tuple(items) if isinstance(a, tuple) else items
+
+
 def unstar(g, parts, starred):
     """The cotangents of the parts of `(a, *xs, b)` from the cotangent `g` of the result.
 

@@ -259,7 +259,8 @@ def param_kinds(fn, args, kwargs, active=None):
         values.update(zip(fn.__code__.co_freevars, scopes.cell_values(fn)))
     result = {}
     for name, value in values.items():
-        result[name] = kinds.of_value(value) if active is None or name in active else kinds.CONST
+        kind = kinds.of_value(value)
+        result[name] = kind if active is None or name in active else kinds.constant(kind)
     return result
 
 

@@ -12,6 +12,7 @@ from . import (  # noqa: F401  (imported to register the rules)
     numpy_reductions,
     numpy_shape,
     pullback_helpers,
+    python_iteration,
     python_math,
     python_operators,
 )

@@ -6,18 +6,24 @@ import operator
 
 import numpy as np
 
-from pullback import api, calls, cotangents, dispatch, scopes, transform
+from pullback import api, calls, cotangents, dispatch, loops, scopes, transform
+from pullback.kinds import CONST, CONST_SCALAR, Items
 from pullback.rules import nondifferentiable
+
+nondifferentiable(len, int, bool, round, id, hash, np.ndim, np.size, np.ndarray.ndim,
+                  np.ndarray.size, result=CONST_SCALAR)
+nondifferentiable(range, result=Items(CONST_SCALAR))
+nondifferentiable(dict.keys, result=Items(CONST))
 
 nondifferentiable(
     # Python
-    len, range, isinstance, type, print, int, bool, str, round, id, hash, repr,
+    isinstance, type, print, str, repr,
     operator.not_, operator.invert, operator.floordiv, operator.and_, operator.or_,
     operator.xor, operator.lshift, operator.rshift,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
     math.copysign,
     # NumPy
-    np.shape, np.ndim, np.size, np.ndarray.shape, np.ndarray.ndim, np.ndarray.size,
+    np.shape, np.ndarray.shape,
     np.ndarray.dtype, np.zeros_like, np.ones_like, np.empty_like, np.sign, np.floor, np.ceil,
     np.round, np.rint, np.trunc, np.floor_divide, np.argmax, np.argmin, np.argsort,
     np.isnan, np.isinf, np.isfinite, np.allclose, np.isclose, np.array_equal, np.equal,
@@ -32,7 +38,8 @@ nondifferentiable(
     cotangents.is_differentiable, cotangents.any_zero, slice, getattr,
     functools.update_wrapper,
     transform.param_kinds, transform.new_epoch, calls.signature, calls.is_plain_call,
-    calls.zeros, calls.parameter_at, scopes.is_bound_method, scopes.is_python_function,
+    calls.zeros, calls.parameter_at, loops.forever, loops.finished,
+    scopes.is_bound_method, scopes.is_python_function,
     dispatch.python_version, dispatch.method_name, dispatch.method_function,
     dispatch.module_attribute, scopes.is_module,
     api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,

@@ -7,7 +7,7 @@ helpers that only convert a value.
 
 import numpy as np
 
-from pullback import api, calls, cotangents, dispatch, structures, transform
+from pullback import api, calls, cotangents, dispatch, iteration, loops, structures, transform
 from pullback.calls import by_argument as by_argument_
 from pullback.calls import by_parameter as by_parameter_
 from pullback.calls import extend_environment, join_cotangents, place, restrict_environment
@@ -21,9 +21,25 @@ from pullback.cotangents import (
     tensordot_right,
     unbroadcast,
 )
+from pullback.iteration import (
+    item_cotangents,
+    like_items,
+    reextremum,
+    reitems,
+    rereverse,
+    rezip,
+    spread,
+    unextremum,
+    unitems,
+    unreverse,
+    unspread,
+    unzip,
+)
+from pullback.loops import reiterate, unreiterate
 from pullback.rules import adjoint, d
 from pullback.structures import (
     rearray,
+    reconcat,
     reconcatenate,
     redict,
     repack,
@@ -31,6 +47,7 @@ from pullback.structures import (
     restack,
     restar,
     unarray,
+    unconcat,
     unconcatenate,
     undict,
     unrepack,
@@ -102,6 +119,16 @@ def repack_(z, x, items):
 @adjoint(structures.unrepack)
 def unrepack_(z, h, items):
     d[h] = repack(h, d[z])
+
+
+@adjoint(structures.unconcat)
+def unconcat_(z, g, a, b):
+    d[g] = reconcat(d[z], a, b)
+
+
+@adjoint(structures.reconcat)
+def reconcat_(z, h, a, b):
+    d[h] = unconcat(d[z], a, b)
 
 
 @adjoint(structures.unstar)
@@ -207,3 +234,73 @@ def restrict_environment_(z, h, forward, fn):
 @adjoint(calls.extend_environment)
 def extend_environment_(z, h, forward, fn):
     d[h] = restrict_environment(d[z], forward, fn)
+
+
+@adjoint(loops.reiterate)
+def reiterate_(z, trail, items):
+    d[trail] = unreiterate(d[z], trail, items)
+
+
+@adjoint(loops.unreiterate)
+def unreiterate_(z, h, trail, items):
+    d[h] = reiterate(d[z], items)
+
+
+@adjoint(iteration.like_items)
+def like_items_(z, cts, items):
+    d[cts] = item_cotangents(d[z], cts, items)
+
+
+@adjoint(iteration.item_cotangents)
+def item_cotangents_(z, h, cts, items):
+    d[h] = like_items(d[z], items)
+
+
+@adjoint(iteration.unzip)
+def unzip_(z, g, iterables):
+    d[g] = rezip(d[z], g, iterables)
+
+
+@adjoint(iteration.rezip)
+def rezip_(z, h, g, iterables):
+    d[h] = unzip(d[z], iterables)
+
+
+@adjoint(iteration.unreverse)
+def unreverse_(z, g, items):
+    d[g] = rereverse(d[z], g, items)
+
+
+@adjoint(iteration.rereverse)
+def rereverse_(z, h, g, items):
+    d[h] = unreverse(d[z], items)
+
+
+@adjoint(iteration.unitems)
+def unitems_(z, g, mapping, position):
+    d[g] = reitems(d[z], g, mapping, position)
+
+
+@adjoint(iteration.reitems)
+def reitems_(z, h, g, mapping, position):
+    d[h] = unitems(d[z], mapping, position)
+
+
+@adjoint(iteration.spread)
+def spread_(z, g, items):
+    d[g] = unspread(d[z], g, items)
+
+
+@adjoint(iteration.unspread)
+def unspread_(z, h, g, items):
+    d[h] = spread(d[z], items)
+
+
+@adjoint(iteration.unextremum)
+def unextremum_(z, g, values, extremum):
+    d[g] = reextremum(d[z], values, extremum)
+
+
+@adjoint(iteration.reextremum)
+def reextremum_(z, h, values, extremum):
+    d[h] = unextremum(d[z], values, extremum)

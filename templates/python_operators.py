@@ -5,14 +5,22 @@ import operator
 import numpy as np
 
 from pullback.cotangents import matmul_left, matmul_right, unbroadcast
+from pullback.kinds import concatenation
 from pullback.rules import adjoint, d
-from pullback.structures import unindex
+from pullback.structures import unconcat, unindex
 
 
 @adjoint(operator.add, np.add, result="elementwise")
 def add(z, x, y):
     d[x] = unbroadcast(d[z], x)
     d[y] = unbroadcast(d[z], y)
+
+
+@adjoint(operator.concat, result=concatenation)
+def concat(z, a, b):
+    parts = unconcat(d[z], a, b)
+    d[a] = parts[0]
+    d[b] = parts[1]
 
 
 @adjoint(operator.sub, np.subtract, result="elementwise")
