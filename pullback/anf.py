@@ -52,7 +52,7 @@ The assignment `x_1 = x + e` that `x += e` becomes carries
 the update, which Python updates in place when it is a mutable array or list.
 """
 
-from . import flow, nodes, scopes
+from . import flow, loops, mutation, nodes, scopes
 from .errors import TransformError, unsupported
 from .naming import Namer
 
@@ -72,15 +72,12 @@ _UNSUPPORTED_STATEMENTS = {
     "Match": "a match statement",
 }
 _UNSUPPORTED_EXPRESSIONS = {
-    "ListComp": "a list comprehension",
-    "SetComp": "a set comprehension",
-    "DictComp": "a dict comprehension",
-    "GeneratorExp": "a generator expression",
     "Yield": "yield",
     "YieldFrom": "yield from",
     "Await": "await",
 }
 RETURN = "<return>"
+_UPDATES = {"append": mutation.appended, "extend": mutation.extended}
 
 
 def to_anf(tree, origin):
@@ -101,7 +98,7 @@ def to_anf(tree, origin):
     counts = scopes.assignments(tree)
     namer = Namer.for_tree(tree)
     body = flow.lower_exits(tree.body, namer)
-    flow.mark_carried(body)
+    flow.mark_carried(body, set(_parameters(tree.args)) | set(counts))
     body = _with_final_return(_lift_returns(body))
     normalizer = _Normalizer(namer, origin, _parameters(tree.args), cells, counts, defined)
     tree.body = normalizer.function_body(body)
@@ -190,7 +187,7 @@ class _Normalizer:
         self.depth = 0
         self.returned = None
         self.carried = None  # the state of the loop whose body is being normalized
-        self.driver = None  # the name ANF gives `loops.iterate`
+        self.helpers = {}  # the names ANF gives pullback's functions (`loops.iterate`)
 
     # statements
 
@@ -238,9 +235,16 @@ class _Normalizer:
 
     def stmt_AugAssign(self, stmt):
         target = stmt.target
+        if isinstance(target, nodes.Subscript):
+            index = self.index(target.slice)
+            current = self.atom(nodes.Subscript(value=target.value, slice=index,
+                                                ctx=nodes.Load()))
+            value = self.atom(nodes.binop(current, stmt.op, stmt.value))
+            self.update_item(target.value, self.index_value(index), value)
+            return
         if not isinstance(target, nodes.Name):
-            raise unsupported("augmented assignment to an item or attribute", stmt, self.origin,
-                              "mutation is not yet supported")
+            raise unsupported("augmented assignment to an attribute", stmt, self.origin,
+                              "objects are read, not updated")
         before = self.versions.get(target.id, target.id)
         value = nodes.binop(nodes.name(target.id), stmt.op, stmt.value)
         self.bind_target(nodes.store(target.id), value)
@@ -249,6 +253,15 @@ class _Normalizer:
     def stmt_Expr(self, stmt):
         value = stmt.value
         if isinstance(value, (nodes.Constant, nodes.Name)):
+            return
+        if self.local_method(value) == "pop":
+            self.pop(value)
+            return
+        if self.local_method(value) in _UPDATES:
+            func = value.func
+            update = self.helper_call(_UPDATES[func.attr],
+                                      [self.load(func.value)] + [self.atom(a) for a in value.args])
+            self.emit(nodes.assign(self.define(func.value.id), update))
             return
         if isinstance(value, nodes.Call):
             self.emit(nodes.expr(self.flatten(value)))
@@ -263,7 +276,7 @@ class _Normalizer:
             self.versions[RETURN] = self.atom(value)
             return
         if self.returned is None:
-            self.returned = self.namer.fresh("out")
+            self.returned = self.namer.fresh("out" if self.carried is None else "iteration")
         self.bind_value(self.returned, value)
         self.versions[RETURN] = self.returned
 
@@ -297,9 +310,7 @@ class _Normalizer:
         body = self.loop_body(stmt, target)
         self.lineno = lineno
         self.emit(body)
-        self.driver = self.driver or self.namer.fresh("iterate")
-        call = nodes.call(nodes.name(self.driver), [nodes.name(body.name), items] + inits)
-        call.loop = True
+        call = self.helper_call(loops.iterate, [nodes.name(body.name), items] + inits)
         result = self.namer.fresh("loop")
         self.emit(nodes.assign(result, call))
         flag = self.define(stmt.flag) if getattr(stmt, "flag", None) else None
@@ -363,6 +374,9 @@ class _Normalizer:
             name = self.new_name(target.id)
             self.bind_value(name, value)
             self.versions[target.id] = name
+        elif isinstance(target, nodes.Subscript):
+            value = self.atom(value)
+            self.update_item(target.value, self.index_value(self.index(target.slice)), value)
         elif isinstance(target, (nodes.Tuple, nodes.List)) and _same_arity(target, value):
             atoms = [self.atom(v) for v in value.elts]
             for elt, atom in zip(target.elts, atoms):
@@ -370,12 +384,61 @@ class _Normalizer:
         elif isinstance(target, (nodes.Tuple, nodes.List)):
             self.bind_unpacking(target, self.atom(value))
         else:
-            raise unsupported("assignment to an item or attribute", target, self.origin,
-                              "mutation is not yet supported")
+            raise unsupported("assignment to an attribute", target, self.origin,
+                              "objects are read, not updated")
+
+    def update_item(self, container, index, value):
+        """`x[index] = value` as `x_1 = with_item(x, index, value)`; `x[i][j] = v`
+        updates `x[i]` first, then `x`."""
+        if isinstance(container, nodes.Subscript):
+            inner_index = self.index(container.slice)
+            inner = self.atom(nodes.Subscript(value=container.value, slice=inner_index,
+                                              ctx=nodes.Load()))
+            updated = self.named(self.helper_call(mutation.with_item, [inner, index, value]),
+                                 "updated", flat=True)
+            self.update_item(container.value, self.index_value(inner_index), updated)
+            return
+        if not (isinstance(container, nodes.Name) and container.id in self.versions):
+            raise unsupported("assignment to an item of a value that is not a local variable",
+                              container, self.origin,
+                              "only the function's own arrays, lists and dicts are updated")
+        update = self.helper_call(mutation.with_item, [self.load(container), index, value])
+        self.emit(nodes.assign(self.define(container.id), update))
+
+    def index_value(self, index):
+        """An atom for the value of subscript syntax: `x[1:n, 0]` indexes with
+        `(slice(1, n, None), 0)`."""
+        if isinstance(index, nodes.Slice):
+            parts = [p if p is not None else nodes.constant(None)
+                     for p in (index.lower, index.upper, index.step)]
+            return self.named(nodes.call("slice", parts), "part", flat=True)
+        if isinstance(index, nodes.Tuple):
+            return self.named(nodes.tuple_([self.index_value(e) for e in index.elts]), "index",
+                              flat=True)
+        return index
+
+    def helper_call(self, fn, args):
+        """A call of pullback's `fn`, marked for the reverse pass, under a name that is
+        free in this function."""
+        if fn not in self.helpers:
+            self.helpers[fn] = self.namer.fresh(fn.__name__)
+        call = nodes.call(nodes.name(self.helpers[fn]), args)
+        call.helper = fn
+        return call
+
+    def local_method(self, expr):
+        """The method name in `x.method(...)` on a local variable `x`, else None."""
+        if (isinstance(expr, nodes.Call) and isinstance(expr.func, nodes.Attribute)
+                and isinstance(expr.func.value, nodes.Name)
+                and expr.func.value.id in self.versions and not expr.keywords
+                and not any(isinstance(a, nodes.Starred) for a in expr.args)):
+            return expr.func.attr
+        return None
 
     def bind_unpacking(self, target, value):
         if any(isinstance(t, nodes.Starred) for t in target.elts):
-            raise unsupported("starred unpacking", target, self.origin, "not yet")
+            self.bind_starred(target, value)
+            return
         stores, nested = [], []
         for elt in target.elts:
             if isinstance(elt, nodes.Name):
@@ -387,7 +450,24 @@ class _Normalizer:
         targets = nodes.tuple_([nodes.store(s) for s in stores], nodes.Store())
         self.emit(nodes.assign(targets, value, self.lineno))
         for elt, temp in nested:
-            self.bind_unpacking(elt, temp)
+            self.bind_target(elt, temp)
+
+    def bind_starred(self, target, value):
+        """`a, *rest, b = value` as `a = value[0]`, `rest = list(value[1:-1])`,
+        `b = value[-1]`."""
+        elts = target.elts
+        star = next(i for i, e in enumerate(elts) if isinstance(e, nodes.Starred))
+        after = len(elts) - star - 1
+        for i, elt in enumerate(elts):
+            if i == star:
+                upper = nodes.constant(-after) if after else None
+                part = nodes.Subscript(value=value, slice=nodes.Slice(nodes.constant(star), upper,
+                                                                      None), ctx=nodes.Load())
+                self.bind_target(elt.value, nodes.call("list", [part]))
+            else:
+                index = nodes.constant(i if i < star else i - len(elts))
+                self.bind_target(elt, nodes.Subscript(value=value, slice=index,
+                                                      ctx=nodes.Load()))
 
     def bind_value(self, name, value):
         """`name = value`, with `value` flattened to one operation."""
@@ -400,7 +480,7 @@ class _Normalizer:
     def is_atomic(self, expr):
         """Whether `atom(expr)` binds no temporary for `expr` itself."""
         return (
-            isinstance(expr, (nodes.Name, nodes.Constant, nodes.NamedExpr))
+            isinstance(expr, (nodes.Name, nodes.Constant, nodes.NamedExpr) + _COMPREHENSIONS)
             or self.is_reference(expr)
             or _folded_constant(expr) is not None
         )
@@ -471,6 +551,8 @@ class _Normalizer:
             return nodes.name(self.versions[expr.target.id])
         if _is_conditional(expr):
             return self.conditional(expr)
+        if isinstance(expr, _COMPREHENSIONS):
+            return self.comprehension(expr)
         flat = self.flatten(expr)
         temp = self.namer.for_value(flat)
         self.emit(nodes.assign(temp, flat, self.lineno))
@@ -498,6 +580,8 @@ class _Normalizer:
                              comparators=[self.atom(expr.comparators[0])])
 
     def expr_Call(self, expr):
+        if self.local_method(expr) == "pop":
+            return self.pop(expr)
         func = expr.func
         if isinstance(func, nodes.Attribute) and not self.is_reference(func):
             func = nodes.attribute(self.atom(func.value), func.attr)
@@ -509,7 +593,19 @@ class _Normalizer:
             return self.starred_call(func, expr)
         args = [self.atom(a) for a in expr.args]
         keywords = [nodes.kw(k.arg, self.atom(k.value)) for k in expr.keywords]
-        return nodes.call(func, args, keywords)
+        call = nodes.call(func, args, keywords)
+        if hasattr(expr, "helper"):
+            call.helper = expr.helper
+        return call
+
+    def pop(self, expr):
+        """`xs.pop(i)` as `xs_1, value = popped(xs, i)`; the value is the result."""
+        receiver = expr.func.value
+        args = [self.load(receiver)] + [self.atom(a) for a in expr.args]
+        pair = self.named(self.helper_call(mutation.popped, args), "popped", flat=True)
+        value = self.namer.fresh("value")
+        self.emit(nodes.unpack([self.define(receiver.id), value], pair))
+        return nodes.name(value)
 
     def starred_call(self, func, expr):
         """`f(a, *xs, k=c, **kw)` as `f(*args, **kwargs)` on a tuple and a dict."""
@@ -524,10 +620,10 @@ class _Normalizer:
         starred = [nodes.Starred(value=args, ctx=nodes.Load())]
         return nodes.call(func, starred, [nodes.kw(None, kwargs)])
 
-    def named(self, expr, base):
-        """A fresh name `base` bound to `expr`, flattened."""
+    def named(self, expr, base, flat=False):
+        """A fresh name `base` bound to `expr`, flattened (unless `flat` already)."""
         name = self.namer.fresh(base)
-        self.emit(nodes.assign(name, self.flatten(expr), self.lineno))
+        self.emit(nodes.assign(name, expr if flat else self.flatten(expr), self.lineno))
         return nodes.name(name)
 
     def expr_Lambda(self, expr):
@@ -578,6 +674,43 @@ class _Normalizer:
             values.append(value)
         return nodes.JoinedStr(values=values)
 
+    # comprehensions
+
+    def comprehension(self, expr):
+        """`[e for x in xs if c]` (and set, dict and generator comprehensions) as a
+        loop that appends to a new list: a name for the list it builds."""
+        if any(isinstance(n, nodes.NamedExpr) for n in nodes.walk(expr)):
+            raise unsupported("an assignment expression in a comprehension", expr, self.origin)
+        expr = self.comprehension_scope(expr)
+        result, empty, update, value = _COMPREHENSION_FORMS[type(expr)]
+        result = self.namer.fresh(result)
+        body = [nodes.assign(result, self.helper_call(update, [nodes.name(result)] + value(expr)),
+                             self.lineno)]
+        for generator in reversed(expr.generators):
+            for test in reversed(generator.ifs):
+                body = [nodes.if_(test, body, [], self.lineno)]
+            loop = nodes.located(nodes.For(target=generator.target, iter=generator.iter,
+                                           body=body + [flow.exit_(flow.NEXT, self.lineno)],
+                                           orelse=[], type_comment=None), self.lineno)
+            loop.carried = [result]
+            body = [loop]
+        self.bind_target(nodes.store(result), empty())
+        self.statement(body[0])
+        return self.load(nodes.name(result))
+
+    def comprehension_scope(self, expr):
+        """A copy of comprehension `expr` whose variables have names of their own,
+        as they are local to the comprehension."""
+        expr = nodes.clone(expr)
+        names = sorted({n.id for g in expr.generators for n in nodes.walk(g.target)
+                        if isinstance(n, nodes.Name)})
+        fresh = {name: self.namer.fresh(name) for name in names}
+        first = expr.generators[0].iter
+        for node in nodes.walk(expr):
+            if isinstance(node, nodes.Name) and node.id in fresh and not _within(node, first):
+                node.id = fresh[node.id]
+        return expr
+
     # control flow inside expressions
 
     def conditional(self, expr, result=None):
@@ -626,6 +759,22 @@ class _Normalizer:
                               self.origin)
         body, self.out = self.out, saved_out
         return body
+
+
+_COMPREHENSIONS = (nodes.ListComp, nodes.GeneratorExp, nodes.SetComp, nodes.DictComp)
+_COMPREHENSION_FORMS = {  # type: (name of the result, its empty value, the update, its args)
+    nodes.ListComp: ("items", lambda: nodes.list_([]), mutation.appended, lambda e: [e.elt]),
+    nodes.GeneratorExp: ("items", lambda: nodes.list_([]), mutation.appended,
+                         lambda e: [e.elt]),
+    nodes.SetComp: ("members", lambda: nodes.call("set"), mutation.with_member,
+                    lambda e: [e.elt]),
+    nodes.DictComp: ("mapping", lambda: nodes.Dict(keys=[], values=[]), mutation.with_item,
+                     lambda e: [e.key, e.value]),
+}
+
+
+def _within(node, tree):
+    return any(n is node for n in nodes.walk(tree))
 
 
 class _Deferred:

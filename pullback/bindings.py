@@ -38,12 +38,17 @@ class Bindings:
         """The name under which generated code reads `obj` (preferably `name`)."""
         return self.cell(name, types.CellType(obj), key=id(obj), obj=obj)
 
-    def cell(self, name, cell, key=None, obj=None):
+    def helper(self, name, obj):
+        """The name under which generated code reads `obj`, which ANF already called
+        `name` (a name it chose free in the function)."""
+        return self.cell(name, types.CellType(obj), key=id(obj), obj=obj, free=True)
+
+    def cell(self, name, cell, key=None, obj=None, free=False):
         """The name under which generated code reads the contents of `cell`."""
         key = id(cell) if key is None else key
         if key in self._by_identity:
             return self._by_identity[key][0]
-        if name in self.namer.taken and not self._means(name, obj):
+        if name in self.namer.taken and not free and not self._means(name, obj):
             name = self.namer.fresh(name)
         else:
             self.namer.reserve(name)

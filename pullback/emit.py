@@ -97,7 +97,11 @@ class _Renderer:
 
 def unparse(node):
     """The source text of a gast node (a statement or an expression)."""
-    return ast.unparse(nodes.to_ast(node))
+    tree = nodes.to_ast(node)
+    for part in ast.walk(tree):
+        if isinstance(part, ast.stmt) and not hasattr(part, "lineno"):
+            part.lineno = 0  # ast.unparse reads it
+    return ast.unparse(tree)
 
 
 def compile_forward(tree, origin, free_names, filename, header):

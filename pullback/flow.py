@@ -20,6 +20,7 @@ import collections
 from . import nodes
 
 NEXT, BREAK, RETURN, DONE = "next", "break", "return", "done"
+UPDATING_METHODS = ("append", "extend", "pop")
 _LOOPS = (nodes.For, nodes.While)
 _SCOPES = (nodes.FunctionDef, nodes.Lambda)
 
@@ -106,14 +107,15 @@ def _is_true(test):
 # -- what a loop carries --------------------------------------------------------
 
 
-def mark_carried(body):
-    """Give every loop in `body` (a function's, exits lowered) its `carried` names."""
+def mark_carried(body, local):
+    """Give every loop in `body` (a function's, exits lowered) its `carried` names;
+    `local` holds the function's parameters and assigned names."""
     loads = _loads(body)
     for loop in _loops(body):
         inside = _loads(loop)
-        assigned = _stores(loop)
+        assigned = [v for v in _stores(loop, local) if v in local]
         exposed = set()
-        _exposed(loop.body, _target_names(loop), set(assigned), exposed)
+        _exposed(loop.body, _target_names(loop), set(assigned), exposed, local)
         loop.carried = [v for v in assigned
                         if v in exposed or loads[v] > inside[v]]
 
@@ -151,15 +153,28 @@ def _loads(node):
     return found
 
 
-def _stores(node):
-    """The names `node` assigns in its own scope, in order of first assignment."""
+def _stores(node, local):
+    """The names `node` assigns or updates in its own scope, in order of first
+    assignment: an item assignment `x[i] = v` or a call `x.append(v)` updates
+    the local variable `x` (see `anf`)."""
     found = {}
     for n in _walk_scope(node):
         if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Store):
             found.setdefault(n.id)
         elif isinstance(n, nodes.FunctionDef):
             found.setdefault(n.name)
-    return list(found)
+        elif isinstance(n, nodes.Subscript) and isinstance(n.ctx, nodes.Store):
+            found.setdefault(_root(n))
+        elif (isinstance(n, nodes.Call) and isinstance(n.func, nodes.Attribute)
+              and n.func.attr in UPDATING_METHODS and nodes.is_name(n.func.value)):
+            found.setdefault(n.func.value.id)
+    return [name for name in found if name in local]
+
+
+def _root(target):
+    while isinstance(target, (nodes.Subscript, nodes.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, nodes.Name) else None
 
 
 def _target_names(loop):
@@ -168,22 +183,22 @@ def _target_names(loop):
     return {n.id for n in nodes.walk(loop.target) if isinstance(n, nodes.Name)}
 
 
-def _exposed(body, defined, assigned, found):
+def _exposed(body, defined, assigned, found, local):
     """Add to `found` the names of `assigned` that `body` may read before assigning."""
     for stmt in body:
         if isinstance(stmt, nodes.If):
             _read(stmt.test, defined, assigned, found)
             in_body, in_else = set(defined), set(defined)
-            _exposed(stmt.body, in_body, assigned, found)
-            _exposed(stmt.orelse, in_else, assigned, found)
+            _exposed(stmt.body, in_body, assigned, found, local)
+            _exposed(stmt.orelse, in_else, assigned, found, local)
             defined |= in_body & in_else
         elif isinstance(stmt, _LOOPS):
             _read(stmt.iter if isinstance(stmt, nodes.For) else stmt.test, defined, assigned,
                   found)
-            _exposed(stmt.body, defined | _target_names(stmt), assigned, found)
+            _exposed(stmt.body, defined | _target_names(stmt), assigned, found, local)
         else:
             _read(stmt, defined, assigned, found)
-            defined.update(_stores(stmt))
+            defined.update(_stores(stmt, local))
 
 
 def _read(node, defined, assigned, found):

@@ -336,9 +336,12 @@ class _Reverse:
 
     def call(self, target, value, stmt):
         """Forward code and operation for `target = f(...)`."""
-        if getattr(value, "loop", False):
+        helper = getattr(value, "helper", None)
+        if helper is loops.iterate:
             return self.loop(target, value)
-        fn = self.callee(value.func)
+        if helper is not None:
+            value.func = nodes.name(self.bindings.helper(value.func.id, helper))
+        fn = helper or self.callee(value.func)
         args = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
         if fn is not None and self.is_method(value.func):
             args = [value.func.value] + args
@@ -418,10 +421,10 @@ class _Reverse:
 
     def primal_loop(self, target, value, body):
         """A loop without differentiable values runs as it is, with `loops.iterate`."""
-        driver = self.bindings.object("iterate", loops.iterate)
         for node in [value] + list(nodes.walk(body)):
-            if isinstance(node, nodes.Call) and getattr(node, "loop", False):
-                node.func = nodes.name(driver)
+            helper = getattr(node, "helper", None)
+            if helper is not None:
+                node.func = nodes.name(self.bindings.helper(node.func.id, helper))
         self.kinds[target] = kinds.CONST
         return [body, nodes.assign(target, value, self.lineno)], None
 

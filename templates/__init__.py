@@ -14,5 +14,6 @@ from . import (  # noqa: F401  (imported to register the rules)
     pullback_helpers,
     python_iteration,
     python_math,
+    python_mutation,
     python_operators,
 )

@@ -7,7 +7,17 @@ helpers that only convert a value.
 
 import numpy as np
 
-from pullback import api, calls, cotangents, dispatch, iteration, loops, structures, transform
+from pullback import (
+    api,
+    calls,
+    cotangents,
+    dispatch,
+    iteration,
+    loops,
+    mutation,
+    structures,
+    transform,
+)
 from pullback.calls import by_argument as by_argument_
 from pullback.calls import by_parameter as by_parameter_
 from pullback.calls import extend_environment, join_cotangents, place, restrict_environment
@@ -36,6 +46,15 @@ from pullback.iteration import (
     unzip,
 )
 from pullback.loops import reiterate, unreiterate
+from pullback.mutation import (
+    reappend,
+    repop,
+    unappend,
+    unpop,
+    without_item,
+    written_item,
+    written_item_adjoint,
+)
 from pullback.rules import adjoint, d
 from pullback.structures import (
     rearray,
@@ -304,3 +323,38 @@ def unextremum_(z, g, values, extremum):
 @adjoint(iteration.reextremum)
 def reextremum_(z, h, values, extremum):
     d[h] = unextremum(d[z], values, extremum)
+
+
+@adjoint(mutation.without_item)
+def without_item_(z, g, index):
+    d[g] = without_item(d[z], index)
+
+
+@adjoint(mutation.written_item)
+def written_item_(z, g, index, value, updated):
+    d[g] = written_item_adjoint(d[z], g, index, value, updated)
+
+
+@adjoint(mutation.written_item_adjoint)
+def written_item_adjoint_(z, h, g, index, value, updated):
+    d[h] = written_item(d[z], index, value, updated)
+
+
+@adjoint(mutation.unappend)
+def unappend_(z, g):
+    d[g] = reappend(d[z], g)
+
+
+@adjoint(mutation.reappend)
+def reappend_(z, h, g):
+    d[h] = unappend(d[z])
+
+
+@adjoint(mutation.unpop)
+def unpop_(z, g, items, index=-1):
+    d[g] = repop(d[z], items, index)
+
+
+@adjoint(mutation.repop)
+def repop_(z, h, items, index=-1):
+    d[h] = unpop(d[z], items, index)
