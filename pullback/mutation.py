@@ -23,11 +23,10 @@ from .structures import unindex
 
 def with_item(x, index, value):
     """A copy of array, list or dict `x` with `x[index] = value`."""
-    if isinstance(x, np.ndarray) or isinstance(x, (list, dict)):
-        result = x.copy()
-    else:
+    if not isinstance(x, (np.ndarray, list, dict)):
         raise TransformError(f"item assignment into a {type(x).__name__}: pullback updates "
                              "arrays, lists and dicts", construct="item assignment")
+    result = x.copy()
     result[index] = value
     return result
 
