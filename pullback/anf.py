@@ -47,9 +47,21 @@ captured parameter, or capturing a variable not assigned yet (other than a
 function `def`ined later, as in mutual recursion) raises TransformError:
 Python closures read the variable when they run.
 
-The assignment `x_1 = x + e` that `x += e` becomes carries
-`updates = ("x", "x")`: the user variable and the name of its value before
-the update, which Python updates in place when it is a mutable array or list.
+Updates are new values: `x[i] = v` becomes `x_1 = with_item(x, i, v)`
+(`x[i][j] = v` updates `x[i]`, then `x`), `xs.append(v)` and `xs.extend(ys)`
+become `xs_1 = appended(xs, v)` and `xs_1 = extended(xs, ys)`, `xs.pop(i)`
+becomes `popped = popped(xs, i)` and `xs_1, value = popped` (see `mutation`).
+These assignments, and the `x_1 = x + e` that `x += e` becomes, carry
+`updates = ("x", "x")`: the user variable and the name of its value before the
+update, which Python makes in place on an array or list (see `aliases`).
+
+Loops become functions: `for x in xs: S` becomes a `def loop_body(x, *state)`
+whose body is S in these forms, returning `(flag, *state)` at every exit,
+followed by `loop = iterate(loop_body, xs, *state)` and
+`loop_flag, *state = loop` (see `flow` and `loops`); a `while` loop iterates
+over `None`. Comprehensions and generator expressions are loops appending to
+a new list (set, dict). Calls of pullback's own functions carry `helper`, the
+function.
 """
 
 from . import flow, loops, mutation, nodes, scopes
@@ -98,7 +110,7 @@ def to_anf(tree, origin):
     counts = scopes.assignments(tree)
     namer = Namer.for_tree(tree)
     body = flow.lower_exits(tree.body, namer)
-    flow.mark_carried(body, set(_parameters(tree.args)) | set(counts))
+    flow.mark_carried(body, _parameters(tree.args))
     body = _with_final_return(_lift_returns(body))
     normalizer = _Normalizer(namer, origin, _parameters(tree.args), cells, counts, defined)
     tree.body = normalizer.function_body(body)
@@ -261,7 +273,7 @@ class _Normalizer:
             func = value.func
             update = self.helper_call(_UPDATES[func.attr],
                                       [self.load(func.value)] + [self.atom(a) for a in value.args])
-            self.emit(nodes.assign(self.define(func.value.id), update))
+            self.emit_update(func.value.id, update)
             return
         if isinstance(value, nodes.Call):
             self.emit(nodes.expr(self.flatten(value)))
@@ -403,7 +415,13 @@ class _Normalizer:
                               container, self.origin,
                               "only the function's own arrays, lists and dicts are updated")
         update = self.helper_call(mutation.with_item, [self.load(container), index, value])
-        self.emit(nodes.assign(self.define(container.id), update))
+        self.emit_update(container.id, update)
+
+    def emit_update(self, var, value):
+        """`var_1 = value`, where `value` is `var` updated (by `with_item`, `appended`, ...)."""
+        before = self.versions[var]
+        self.emit(nodes.assign(self.define(var), value))
+        self.out[-1].updates = (var, before)
 
     def index_value(self, index):
         """An atom for the value of subscript syntax: `x[1:n, 0]` indexes with
@@ -603,6 +621,7 @@ class _Normalizer:
         receiver = expr.func.value
         args = [self.load(receiver)] + [self.atom(a) for a in expr.args]
         pair = self.named(self.helper_call(mutation.popped, args), "popped", flat=True)
+        self.out[-1].updates = (receiver.id, self.versions[receiver.id])
         value = self.namer.fresh("value")
         self.emit(nodes.unpack([self.define(receiver.id), value], pair))
         return nodes.name(value)

@@ -107,9 +107,16 @@ def _is_true(test):
 # -- what a loop carries --------------------------------------------------------
 
 
-def mark_carried(body, local):
-    """Give every loop in `body` (a function's, exits lowered) its `carried` names;
-    `local` holds the function's parameters and assigned names."""
+def mark_carried(body, params):
+    """Give every loop in `body` (a function's, exits lowered, with parameters
+    `params`) its `carried` names."""
+    local = set(params)
+    for stmt in body:
+        for node in _walk_scope(stmt):
+            if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
+                local.add(node.id)
+            elif isinstance(node, nodes.FunctionDef):
+                local.add(node.name)
     loads = _loads(body)
     for loop in _loops(body):
         inside = _loads(loop)

@@ -22,14 +22,26 @@ outside `argnums`).
 """
 
 import builtins
-import collections
 import dataclasses
 import operator
+import re
 import types
 
 import numpy as np
 
-from . import calls, cotangents, emit, kinds, loops, nodes, rules, scopes, structures
+from . import (
+    aliases,
+    calls,
+    cotangents,
+    emit,
+    kinds,
+    loops,
+    mutation,
+    nodes,
+    rules,
+    scopes,
+    structures,
+)
 from .errors import TransformError
 
 
@@ -43,12 +55,14 @@ class Result:
       globals_used: the global (or builtin) objects the transformation looked
         up, by name: calls of them were compiled for exactly these objects.
       kinds: the kind of every variable of the function.
+      updated: the parameters it updates in place (as Python runs it).
     """
 
     tree: object
     result_kind: object
     globals_used: dict
     kinds: dict
+    updated: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -166,20 +180,23 @@ class _Reverse:
         self.cotangent_names = {}
         self.lineno = tree.lineno
         self.globals_used = {}
-        self.loads = collections.Counter(
-            n.id for n in nodes.walk(tree) if isinstance(n, nodes.Name)
-            and isinstance(n.ctx, nodes.Load))
+        self.aliases = aliases.Aliases(self.params + self.freevars)
+        self.exits = []  # the state each exit of a loop body returns
+        self.loop_reads = {}  # loop body -> the variables it reads
 
     def run(self, forward_name):
         *body, ret = self.tree.body
         forward, ops = self.forward_block(body)
+        self.aliases.read(_loaded(ret), ret.lineno)
+        self.check_updates()
         result_kind = self.kind_of(ret.value)
         pullback = self.pullback(ops, ret, result_kind)
         out = nodes.tuple_([nodes.clone(ret.value), nodes.name(pullback.name)])
         fwd = nodes.function_def(forward_name, self.tree.args,
                                  forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
-        return Result(fwd, result_kind, self.globals_used, self.kinds)
+        return Result(fwd, result_kind, self.globals_used, self.kinds,
+                      self.aliases.updated(self.params))
 
     # -- the forward pass ------------------------------------------------------
 
@@ -187,7 +204,11 @@ class _Reverse:
         forward, ops = [], []
         for stmt in statements:
             self.lineno = nodes.lineno_of(stmt)
+            if isinstance(stmt, nodes.If):
+                self.aliases.read(_loaded(stmt.test), self.lineno)
             emitted, op = self.forward_statement(stmt)
+            if not isinstance(stmt, nodes.If):
+                self.track(stmt)
             forward.extend(emitted)
             if isinstance(op, list):
                 ops.extend(op)
@@ -208,7 +229,6 @@ class _Reverse:
             target = stmt.targets[0]
             if isinstance(target, nodes.Tuple):
                 return [stmt], self.unpack([t.id for t in target.elts], stmt.value)
-            self.check_in_place(stmt)
             return self.assign(target.id, stmt.value, stmt)
         if isinstance(stmt, nodes.Expr):
             self.check_effect(stmt.value)
@@ -379,7 +399,9 @@ class _Reverse:
             before, op = self.materialize_items(items)
             items, ops = nodes.name(before[0].targets[0].id), [op]
         name = self.namer.fresh(body.name + "_fwd")
-        forward, state = self.loop_body(body, name, outer, item, state)
+        result, state = self.loop_body(body, name, outer, item, state)
+        self.track_loop(target, body, inits, result.updated)
+        forward = result.tree
         self.kinds[body.name] = kinds.ANY if any(k.active for k in outer.values()) else (
             kinds.CONST)
         self.kinds[target] = kinds.sequence(tuple, [kinds.CONST] + state)
@@ -415,12 +437,31 @@ class _Reverse:
             joined = [kinds.join(a, b) for a, b in zip(state, returned)]
             if joined == state:
                 self.globals_used.update(result.globals_used)
-                return result.tree, state
+                return result, state
             state = joined
             self.namer.taken = taken | set(self.bindings.cells)
 
+    def track_loop(self, target, body, inits, updated):
+        """A loop that updates its state in place updates the initial values: as an
+        update of each, at the loop (see `track`)."""
+        item, *params = _parameter_names(body.args)
+        if item in updated:
+            raise self.error(f"the loop updates its item {_user_name(item)} in place, which "
+                             "changes what it iterates over: update a copy instead",
+                             "update in place")
+        for param, init in zip(params, inits):
+            if param in updated and isinstance(init, nodes.Name):
+                var = _user_name(param)
+                self.aliases.update(aliases.Update(
+                    init.id, self.lineno, "the loop",
+                    f"Update a copy instead: {var} = {var}.copy() before the loop."), target)
+
     def primal_loop(self, target, value, body):
         """A loop without differentiable values runs as it is, with `loops.iterate`."""
+        if any(hasattr(node, "updates") for node in nodes.walk(body)):
+            param_kinds = {p: kinds.CONST for p in _parameter_names(body.args) + body.captured}
+            _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer, self.bindings,
+                     self.calls, body.captured).run(body.name)  # to check its updates
         for node in [value] + list(nodes.walk(body)):
             helper = getattr(node, "helper", None)
             if helper is not None:
@@ -530,22 +571,99 @@ class _Reverse:
             return kinds.CONST
         return _result_kind(rule, [self.kind_of(a) for a in args + [v for _, v in keywords]])
 
-    def check_in_place(self, stmt):
-        """Refuse `x += e` where Python would update an array or list that is also
-        used under another name (an alias, a view, a container): the update, which
-        pullback performs as `x_1 = x + e`, would be visible there."""
-        var, before = getattr(stmt, "updates", (None, None))
-        if var is None or self.kind_of(nodes.name(before)).shape == "scalar":
+    # -- updates in place -------------------------------------------------------
+
+    def track(self, stmt):
+        """Follow which variables may share memory, and where they are read (see
+        `aliases`): an update Python makes in place must not be visible elsewhere.
+        A loop reads what its body reads when it runs."""
+        memory = self.aliases
+        if getattr(stmt, "loop", False):
+            memory.unknown(stmt.name, stmt.captured)
+            self.loop_reads[stmt.name] = stmt.captured
             return
-        if self.loads[before] > 1:
-            rewrite = emit.unparse(nodes.binop(nodes.name(var), stmt.value.op,
-                                               nodes.constant(Ellipsis)))
-            raise self.error(
-                f"{var} {rewrite[len(var) + 1:].split()[0]}= ... may update {var} in place "
-                f"while its previous value is used elsewhere in the function; "
-                f"write {var} = {rewrite}",
-                "augmented assignment",
-            )
+        loaded = _loaded(stmt)
+        memory.read(loaded + [v for n in loaded for v in self.loop_reads.get(n, [])],
+                    self.lineno)
+        if isinstance(stmt, nodes.FunctionDef):
+            memory.unknown(stmt.name, stmt.captured)
+        if not isinstance(stmt, nodes.Assign):
+            return
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, nodes.Tuple):
+            for name in target.elts:
+                memory.part(name.id, value.id)
+            return
+        if self.returns(target.id) and isinstance(value, nodes.Tuple):
+            self.exits.append(value.elts[1:])
+        var, before = getattr(stmt, "updates", (None, None))
+        if var is not None and self.kind_of(nodes.name(before)).shape != "scalar":
+            stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
+            memory.update(_update(stmt, before), target.id, stored)
+        elif self.kind_of(target).shape != "scalar":
+            self.track_value(target.id, value)
+
+    def track_value(self, target, value):
+        """The memory `target = value` may share."""
+        memory = self.aliases
+        if isinstance(value, nodes.Name):
+            memory.same(target, value.id)
+        elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(
+                value.value, nodes.Name):
+            memory.part(target, value.value.id)
+        elif isinstance(value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict)):
+            memory.container(target, _names(value.values if isinstance(value, nodes.Dict)
+                                            else value.elts))
+        elif isinstance(value, nodes.Lambda):
+            memory.unknown(target, value.captured)
+        elif isinstance(value, nodes.Call):
+            self.track_call(target, value)
+        else:
+            memory.fresh(target)
+
+    def track_call(self, target, value):
+        memory = self.aliases
+        args = _names([value.func.value] if self.is_method(value.func) else []) + _names(
+            value.args) + _names([k.value for k in value.keywords])
+        fn = getattr(value, "helper", None) or self.callee(value.func)
+        rule = rules.rule_for(fn) if fn is not None else None
+        if rule is not None and aliases.is_view(fn) and args:
+            memory.part(target, args[0])
+        elif rule is not None and aliases.is_copy(fn) and args:
+            memory.copy(target, args[0])
+        elif fn is not None and (rules.is_nondifferentiable(fn) or rule is not None and
+                                 isinstance(rule.result, str)):
+            memory.fresh(target)
+        else:
+            memory.unknown(target, args)
+
+    def returns(self, name):
+        """Whether `name` holds what the function returns."""
+        return nodes.is_name(self.tree.body[-1].value, name)
+
+    def check_updates(self):
+        """Refuse an update in place that a variable read afterwards would see, and,
+        in a loop body, one of a value the loop also keeps elsewhere in its state."""
+        for update, name, lineno in self.aliases.conflicts():
+            raise TransformError(
+                f"{update.what} updates {_user_name(update.name)} in place, and "
+                f"{_user_name(name)}, which shares its memory, is read at line {lineno}: "
+                f"Python would see the change there. {update.remedy}",
+                self.origin.filename, update.lineno, "update in place")
+        if not getattr(self.tree, "loop", False):
+            return
+        for param in self.aliases.updated(self.params[1:]):
+            position = self.params.index(param) - 1
+            for state in self.exits:
+                others = [a.id for i, a in enumerate(state) if i != position
+                          and isinstance(a, nodes.Name)]
+                other = self.aliases.shared(param, others)
+                if other is not None:
+                    raise self.error(
+                        f"the loop updates {_user_name(param)} in place and keeps "
+                        f"{_user_name(other)}, which shares its memory, from one iteration "
+                        f"to the next: Python would see the change there. Keep a copy "
+                        f"instead (np.copy, list(...))", "update in place")
 
     def check_effect(self, value):
         """A call whose value is dropped may only see constants (or be print-like).
@@ -861,6 +979,42 @@ def _group_closures(ops):
         if recursive:
             ordered = [other for other in closures.values() if other.target in members]
             op.group = ordered if op is ordered[0] else []
+
+
+def _loaded(node):
+    return [n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)
+            and isinstance(n.ctx, nodes.Load)]
+
+
+def _names(atoms):
+    return [a.id for a in atoms if isinstance(a, nodes.Name)]
+
+
+def _user_name(name):
+    """The user variable an SSA name is a version of (`h_2` -> `h`)."""
+    return re.sub(r"_\d+$", "", name)
+
+
+def _update(stmt, before):
+    """The `aliases.Update` of ANF statement `stmt`, which carries `updates`."""
+    var = stmt.updates[0]
+    value = stmt.value
+    if isinstance(value, nodes.BinOp):
+        symbol = _symbol(value.op)
+        return aliases.Update(before, stmt.lineno, f"{var} {symbol}= ...",
+                              f"Write {var} = {var} {symbol} ... to make a new value.")
+    method = _UPDATE_METHODS[value.helper]
+    what = f"{var}[...] = ..." if method is None else f"{var}.{method}(...)"
+    return aliases.Update(before, stmt.lineno, what,
+                          f"Update a copy instead: {var} = {var}.copy().")
+
+
+def _symbol(op):
+    return emit.unparse(nodes.binop(nodes.name("a"), op, nodes.name("b"))).split()[1]
+
+
+_UPDATE_METHODS = {mutation.with_item: None, mutation.appended: "append",
+                   mutation.extended: "extend", mutation.popped: "pop"}
 
 
 def _unpacks(value):

@@ -4,6 +4,8 @@ The overwritten item's cotangent is zeroed (seed 000: "destructive assignment
 necessitates zeroing of a sensitivity"); the value written gets it instead.
 """
 
+import numpy as np
+
 from pullback import mutation
 from pullback.iteration import like_items
 from pullback.kinds import ARRAY, Container, Items, element, join, sequence
@@ -54,3 +56,8 @@ def extended(z, items, values):
     tuple, [Items(element(items)), element(items)]))
 def popped(z, items, index=-1):
     d[items] = unpop(d[z], items, index)
+
+
+@adjoint(np.copy, np.ndarray.copy, list.copy, dict.copy, result=lambda x, *options: x)
+def copy(z, x, order="K", subok=False):
+    d[x] = d[z]

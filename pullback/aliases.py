@@ -1,0 +1,157 @@
+"""Which variables may share memory, so that an update Python makes in place is
+seen wherever Python would see it.
+
+ANF turns updates into new values: `x_1 = with_item(x, i, v)` for
+`x[i] = v`, `x_1 = x + e` for `x += e` on an array. Python changes the object
+instead, and every other name for it (`y = x`, a view `x[0]`, a list holding
+it) sees the change. The two agree unless such a name is read after the
+update: then the gradient pullback computes is not that of what Python runs,
+and the reverse pass refuses the function.
+
+`Aliases` follows one function (or loop body) in the order it runs: each
+variable's storage (the variables whose values it may share memory with), the
+updates, and where each variable is read.
+"""
+
+import collections
+import dataclasses
+import operator
+
+import numpy as np
+
+VIEWS = {
+    operator.getitem, np.reshape, np.ndarray.reshape, np.ravel, np.ndarray.ravel,
+    np.transpose, np.ndarray.transpose, np.ndarray.T, np.swapaxes, np.ndarray.swapaxes,
+    np.moveaxis, np.squeeze, np.ndarray.squeeze, np.expand_dims, np.broadcast_to,
+    np.asarray, np.asanyarray, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.diagonal,
+    np.ndarray.diagonal, np.real, np.imag,
+}
+"""Functions whose result may be a view of their first argument."""
+
+
+@dataclasses.dataclass
+class Update:
+    """An update in place of `name` (its version before), at user line `lineno`.
+
+    `what` describes it (`x[...] = ...`), `remedy` says how to avoid it.
+    """
+
+    name: str
+    lineno: int
+    what: str
+    remedy: str
+    position: int = 0
+    affected: list = dataclasses.field(default_factory=list)
+
+
+def is_view(fn):
+    """Whether `fn`'s result may be a view of its first argument."""
+    return _among(fn, VIEWS)
+
+
+def is_copy(fn):
+    """Whether `fn`'s result is a new container holding what its argument holds."""
+    return _among(fn, COPIES)
+
+
+def _among(fn, functions):
+    try:
+        return fn in functions
+    except TypeError:
+        return False
+
+
+COPIES = {np.copy, np.ndarray.copy, np.array, list.copy, dict.copy, list, tuple, dict}
+"""Functions whose result is a new container (holding what their argument held)."""
+
+
+class Aliases:
+    """The memory, updates and reads of one function, in the order it runs.
+
+    Each variable has memory of its own (`own`: the memory an update of it
+    changes, which a view shares with the array it views) and memory it holds
+    (`held`: what a list or tuple refers to). Both are sets of root variables.
+
+    Args:
+      names: the variables the function starts with (its parameters and free
+        variables), each with memory of its own.
+    """
+
+    def __init__(self, names):
+        self.own = {name: {name} for name in names}
+        self.held = {name: {name} for name in names}
+        self.reads = collections.defaultdict(list)  # name -> [(position, line)]
+        self.updates = []
+        self.changed = set()
+        self.position = 0
+
+    def read(self, names, lineno):
+        """The next statement, at user line `lineno`, reads `names`."""
+        self.position += 1
+        for name in names:
+            self.reads[name].append((self.position, lineno))
+
+    def memory(self, name):
+        """All the memory `name` may reach."""
+        return self.own.get(name, set()) | self.held.get(name, set())
+
+    def _set(self, target, own, held):
+        self.own.setdefault(target, set()).update(own)
+        self.held.setdefault(target, set()).update(held)
+
+    def fresh(self, target):
+        """`target` is a new value (an arithmetic result)."""
+        self._set(target, {target}, set())
+
+    def same(self, target, source):
+        """`target` is `source` (a copy of the reference)."""
+        self._set(target, self.own.get(source, set()), self.held.get(source, set()))
+
+    def part(self, target, source):
+        """`target` is part of `source`: an item, an attribute or a view."""
+        self._set(target, self.memory(source), self.held.get(source, set()))
+
+    def container(self, target, items):
+        """`target` is a new container holding `items`."""
+        self._set(target, {target}, set().union(*map(self.memory, items)))
+
+    def copy(self, target, source):
+        """`target` is a new container holding what `source` holds."""
+        self._set(target, {target}, self.held.get(source, set()))
+
+    def unknown(self, target, sources):
+        """`target` may be, or hold, any of `sources` (a call of a user's function)."""
+        reached = set().union(*map(self.memory, sources))
+        self._set(target, {target} | reached, reached)
+
+    def update(self, update, new, stored=()):
+        """`new` is `update.name` updated in place, now also holding `stored`."""
+        changed = self.own.get(update.name, set())
+        update.affected = sorted(name for name in self.own
+                                 if self.memory(name) & changed and name not in (update.name,
+                                                                                   new))
+        update.position = self.position
+        self.updates.append(update)
+        self.changed |= changed
+        self._set(new, changed, self.held.get(update.name, set()) | set().union(
+            *map(self.memory, stored)))
+
+    def updated(self, names):
+        """The variables among `names` whose own memory an update changed."""
+        return [name for name in names if name in self.changed]
+
+    def conflicts(self):
+        """`(update, variable, line)` for each variable read (at that user line) after
+        an update of memory it reaches."""
+        for update in self.updates:
+            for name in update.affected:
+                for position, lineno in self.reads[name]:
+                    if position > update.position:
+                        yield update, name, lineno
+                        break
+
+    def shared(self, name, others):
+        """The first of `others` that may reach memory of `name`'s own, or None."""
+        mine = self.own.get(name, set())
+        return next((other for other in others if other != name
+                     and mine & self.memory(other)), None)
