@@ -94,7 +94,7 @@ REFUSED = [  # the function, the message, the line of the refused construct belo
     (undefined_name, "name 'undefined_function' is not defined", 1),
     (unknown_array_method, "NumPy arrays have no method .frobnicate", 1),
     (calls_a_refused_function, "a with statement", 1),
-    (array_updated_in_place, r"y \+= \.\.\. updates y in place, and view, .* Write y = y \+ \.\.\.", 3),
+    (array_updated_in_place, r"y \+= \.\.\. updates y in place, and view, .* Write y = y \+", 3),
 ]
 
 
