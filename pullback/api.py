@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from . import anf, calls, cotangents, emit, kinds, parse, rules, transform
+from . import anf, calls, cotangents, emit, kinds, parse, records, rules, transform
 from .cotangents import is_differentiable
 
 _STAGES = ("anf", "raw", "optimized")
@@ -45,7 +45,7 @@ def back_to_arguments(fn, args, pullback):
     signature = calls.signature(fn)
 
     def back(ct):
-        cts = calls.by_argument(signature, args, {}, pullback(ct))
+        cts = calls.by_argument(signature, args, {}, pullback(records.internal(ct)))
         return cotangents.materialize_all(cts[1:], args)
 
     return back
@@ -320,18 +320,23 @@ def check_arguments(fn, args):
 
 def check_supported(fn, position, value):
     """Refuse an argument whose differentiable parts pullback cannot see."""
-    if isinstance(value, (tuple, list)):
-        for item in value:
-            check_supported(fn, position, item)
-    elif isinstance(value, dict):
-        for item in value.values():
-            check_supported(fn, position, item)
-    elif not isinstance(value, _LEAF_TYPES) and not callable(value):
-        raise TypeError(
-            f"argument {position} of {fn.__qualname__} contains a {type(value).__name__}: "
-            "pullback differentiates floats, complex numbers, NumPy arrays and tuples, lists "
-            "and dicts of them; objects with attributes are not supported yet"
-        )
+    pending, seen = [value], set()
+    while pending:
+        value = pending.pop()
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if records.is_record(value):
+            pending.extend(records.fields(value).values())
+        elif isinstance(value, (tuple, list)):
+            pending.extend(value)
+        elif isinstance(value, dict):
+            pending.extend(value.values())
+        elif not isinstance(value, _LEAF_TYPES) and not callable(value):
+            raise TypeError(
+                f"argument {position} of {fn.__qualname__} contains a "
+                f"{type(value).__name__}: pullback differentiates floats, complex numbers, "
+                "NumPy arrays, objects with attributes and tuples, lists and dicts of them")
 
 
 _LEAF_TYPES = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), slice, range,

@@ -15,7 +15,7 @@ import types
 
 import numpy as np
 
-from . import scopes
+from . import records, scopes
 
 
 class Zero:
@@ -378,10 +378,14 @@ def materialize(ct, x):
     Used where cotangents leave pullback for the user: the cotangent of a float
     is a float, of an array a writable array of its shape and dtype, of a
     tuple/list/dict a tuple/list/dict, of a closure the tuple of the
-    cotangents of its free variables; non-differentiable leaves stay `ZERO`.
+    cotangents of its free variables, of an object (see `records`) a copy
+    whose differentiable fields hold their cotangents; non-differentiable
+    leaves stay `ZERO`.
     """
     if isinstance(x, types.FunctionType):
         return materialize(ct, tuple(scopes.cell_values(x))) if x.__closure__ else ZERO
+    if records.is_record(x):
+        return _materialize_record(ct, x)
     if isinstance(x, (tuple, list)):
         cts = [ZERO] * len(x) if ct is ZERO else ct
         items = [materialize(c, xi) for c, xi in zip(cts, x)]
@@ -397,6 +401,21 @@ def materialize(ct, x):
         ct = np.broadcast_to(np.asarray(ct, dtype=x.dtype), x.shape)
         return ct if ct.flags.writeable else ct.copy()
     return type(x)(ct)
+
+
+def _materialize_record(ct, x):
+    """A copy of record `x` whose differentiable fields hold their cotangents."""
+    items = records.fields(x)
+    if records.is_named_tuple(x):
+        cts = dict(zip(items, [ZERO] * len(x) if ct is ZERO else ct))
+    else:
+        cts = {} if ct is ZERO else ct
+    values = {}
+    for name, value in items.items():
+        ct_value = materialize(cts.get(name, ZERO), value)
+        if ct_value is not ZERO:
+            values[name] = ct_value
+    return records.rebuild(x, values)
 
 
 def materialize_all(cts, xs):

@@ -7,20 +7,23 @@ non-differentiable helpers, so that differentiating generated code (grad of
 grad) goes through them like through any other Python function.
 """
 
-from . import calls, rules, scopes, transform
+from . import calls, records, rules, scopes, transform
 from .errors import TransformError
 
 
 def forward(fn, *args, **kwargs):
     """Call `fn(*args, **kwargs)` and return `(value, pullback)`.
 
-    `fn` may be any callable: a Python function or closure, a bound method, a
-    primitive with a derivative rule, or a non-differentiable function.
+    `fn` may be any callable: a Python function or closure, a bound method, an
+    object with a `__call__` method, a primitive with a derivative rule, or a
+    non-differentiable function.
     `pullback(ct)` returns the cotangent of `fn` (its environment; for a bound
     method, its object's) followed by one per argument of the call.
     """
     if scopes.is_bound_method(fn):
         return forward_method(method_object(fn), method_name(fn), *args, **kwargs)
+    if records.is_record(fn):
+        return forward_method(fn, "__call__", *args, **kwargs)
     target = fn if scopes.is_python_function(fn) else python_version(fn)
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))

@@ -13,7 +13,7 @@ import types
 
 import numpy as np
 
-from . import scopes
+from . import records, scopes
 from .cotangents import is_differentiable
 
 
@@ -107,8 +107,14 @@ def of_value(value, depth=0):
     """
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
-    if isinstance(value, (tuple, list, dict)) and depth > _DEEPEST:
+    if (isinstance(value, (tuple, list, dict)) or records.is_record(value)) and (
+            depth > _DEEPEST):
         return ANY if _any_active(value) else CONST
+    if records.is_record(value):
+        items = records.fields(value)
+        keys = range(len(items)) if records.is_named_tuple(value) else items.keys()
+        return Container(type(value), tuple(keys), tuple(
+            of_value(v, depth + 1) for v in items.values()), _any_active(value))
     if isinstance(value, (tuple, list)) and len(value) > _LONGEST:
         result = None
         for item in value:
@@ -147,6 +153,8 @@ def _any_active(value):
             pending.extend(value.values())
         elif isinstance(value, types.FunctionType):
             pending.extend(scopes.cell_values(value))
+        elif records.is_record(value):
+            pending.extend(records.fields(value).values())
         elif scopes.is_bound_method(value):
             pending.append(value.__self__)
         elif is_differentiable(value):
@@ -213,6 +221,16 @@ def concatenation(a, b):
     if isinstance(a, Container) and isinstance(b, Container) and a.type is b.type:
         return sequence(a.type, a.items + b.items)
     return Items(join(element(a), element(b)))
+
+
+def field(kind, name):
+    """The kind of attribute `name` of a value of kind `kind` (an object's field)."""
+    if isinstance(kind, Container):
+        fields = getattr(kind.type, "_fields", None)
+        found = kind.item(fields.index(name) if fields and name in fields else name)
+        if found is not None:
+            return found
+    return ANY if kind.active else CONST
 
 
 def element(kind):

@@ -38,6 +38,7 @@ from . import (
     loops,
     mutation,
     nodes,
+    records,
     rules,
     scopes,
     structures,
@@ -284,14 +285,21 @@ class _Reverse:
         return None
 
     def attribute(self, target, value):
+        """`x.attr`: a NumPy attribute of an array, else a field of an object (see
+        `records`), the object's cotangent mirroring its fields."""
         receiver = self.kind_of(value.value)
         if not receiver.active:
             self.kinds[target] = kinds.CONST
             return None
-        if receiver is kinds.ARRAY and hasattr(np.ndarray, value.attr):
+        if receiver is kinds.ARRAY:
+            if not hasattr(np.ndarray, value.attr):
+                raise self.error(f"NumPy arrays have no attribute .{value.attr}",
+                                 f"attribute .{value.attr}")
             return self.primitive(target, getattr(np.ndarray, value.attr), [value.value], [])
-        raise self.error(f"reading the attribute .{value.attr} of a differentiable value of "
-                         f"unknown type", f"attribute .{value.attr}")
+        op = self.primitive(target, records.field, [value.value, nodes.constant(value.attr)],
+                            [])
+        self.kinds[target] = kinds.field(receiver, value.attr)
+        return op
 
     def subscript(self, target, value):
         container = self.kind_of(value.value)
@@ -479,7 +487,7 @@ class _Reverse:
                     raise self.error(f"NumPy arrays have no method .{func.attr}",
                                      f"method .{func.attr}")
                 return method
-            if isinstance(receiver, kinds.Container):
+            if isinstance(receiver, kinds.Container) and receiver.type in (tuple, list, dict):
                 return getattr(receiver.type, func.attr, None)
             return None
         path = nodes.dotted_path(func)

@@ -8,7 +8,7 @@ and `u` (shaped like the output), <u, J v> computed numerically must match
 
 import numpy as np
 
-from . import api
+from . import api, records
 from .cotangents import ZERO, is_differentiable
 
 
@@ -63,6 +63,8 @@ def _check_vjp(f, args, back, u, rng, eps, rtol, atol):
 
 def _random_like(x, rng):
     """A random value shaped like `x` in its differentiable leaves, ZERO elsewhere."""
+    if records.is_record(x):
+        return records.rebuild(x, {k: _random_like(v, rng) for k, v in records.fields(x).items()})
     if isinstance(x, (tuple, list)):
         items = [_random_like(v, rng) for v in x]
         return items if isinstance(x, list) else tuple(items)
@@ -77,6 +79,10 @@ def _random_like(x, rng):
 
 def _step(x, v, eps):
     """`x + eps * v` on differentiable leaves."""
+    if records.is_record(x):
+        steps = records.fields(v)
+        return records.rebuild(x, {k: _step(a, steps[k], eps)
+                                   for k, a in records.fields(x).items()})
     if isinstance(x, (tuple, list)):
         items = [_step(a, b, eps) for a, b in zip(x, v)]
         return items if isinstance(x, list) else tuple(items)
@@ -91,6 +97,9 @@ def _inner(a, b):
     """The sum of the products of the differentiable leaves of `a` and `b`."""
     if a is ZERO or b is ZERO:
         return 0.0
+    if records.is_record(a):
+        others = records.fields(b)
+        return sum(_inner(v, others[k]) for k, v in records.fields(a).items())
     if isinstance(a, (tuple, list)):
         return sum(_inner(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):

@@ -15,5 +15,6 @@ from . import (  # noqa: F401  (imported to register the rules)
     python_iteration,
     python_math,
     python_mutation,
+    python_objects,
     python_operators,
 )

@@ -6,7 +6,7 @@ import operator
 
 import numpy as np
 
-from pullback import api, calls, cotangents, dispatch, loops, scopes, transform
+from pullback import api, calls, cotangents, dispatch, loops, records, scopes, transform
 from pullback.kinds import CONST, CONST_SCALAR, Items
 from pullback.rules import nondifferentiable
 
@@ -41,7 +41,7 @@ nondifferentiable(
     calls.zeros, calls.parameter_at, loops.forever, loops.finished,
     scopes.is_bound_method, scopes.is_python_function,
     dispatch.python_version, dispatch.method_name, dispatch.method_function,
-    dispatch.module_attribute, scopes.is_module,
+    dispatch.module_attribute, scopes.is_module, records.is_record, records.is_named_tuple,
     api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,
     api.named_after,
 )

@@ -15,6 +15,7 @@ from pullback import (
     iteration,
     loops,
     mutation,
+    records,
     structures,
     transform,
 )
@@ -55,6 +56,7 @@ from pullback.mutation import (
     written_item,
     written_item_adjoint,
 )
+from pullback.records import refield, unfield
 from pullback.rules import adjoint, d
 from pullback.structures import (
     rearray,
@@ -120,7 +122,7 @@ def tensordot_right_(z, g, a, b, axes=2):
 
 
 @adjoint(cotangents.materialize, cotangents.materialize_all, api.function_of,
-         dispatch.method_object)
+         dispatch.method_object, records.internal)
 def identity(z, value, *shape):
     d[value] = d[z]
 
@@ -358,3 +360,13 @@ def unpop_(z, g, items, index=-1):
 @adjoint(mutation.repop)
 def repop_(z, h, items, index=-1):
     d[h] = unpop(d[z], items, index)
+
+
+@adjoint(records.unfield)
+def unfield_(z, g, x, name):
+    d[g] = refield(d[z], x, name)
+
+
+@adjoint(records.refield)
+def refield_(z, h, x, name):
+    d[h] = unfield(d[z], x, name)

@@ -1,0 +1,105 @@
+"""Objects read by attribute: dataclasses, named tuples and objects with attributes.
+
+Their cotangent mirrors their fields, the way Zygote treats structs. Inside
+generated code the cotangent of a named tuple is a tuple and that of any other
+object a dict from field names to cotangents (so `add` sums them); what `grad`
+returns is an object of the same class whose differentiable fields hold
+cotangents (see `cotangents.materialize`). Reading `p.w` is a primitive with
+a derivative rule, whose maps are here with their transposes.
+"""
+
+import copy
+import dataclasses
+import types
+
+import numpy as np
+
+from . import cotangents
+
+
+def is_record(x):
+    """Whether `x` is an object pullback reads by attribute (not a container, array,
+    number, function, class or module)."""
+    if isinstance(x, tuple):
+        return is_named_tuple(x)
+    if dataclasses.is_dataclass(x):
+        return not isinstance(x, type)
+    return hasattr(x, "__dict__") and bool(type(x).__flags__ & _HEAP_TYPE) and not isinstance(
+        x, _NOT_RECORDS)
+
+
+_HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined by a class statement
+_NOT_RECORDS = (type, types.ModuleType, types.FunctionType, types.MethodType,
+                types.BuiltinFunctionType, np.ndarray, np.generic)
+
+
+def is_named_tuple(x):
+    """Whether `x` is an instance of a named tuple class."""
+    return isinstance(x, tuple) and hasattr(type(x), "_fields")
+
+
+def fields(x):
+    """The fields of record `x`, by name."""
+    if is_named_tuple(x):
+        return x._asdict()
+    if dataclasses.is_dataclass(x):
+        return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
+    return dict(vars(x))
+
+
+def rebuild(x, values):
+    """A copy of record `x` with the fields in `values` replaced."""
+    if is_named_tuple(x):
+        return x._replace(**values)
+    result = copy.copy(x)
+    for name, value in values.items():
+        object.__setattr__(result, name, value)
+    return result
+
+
+def field(x, name):
+    """`x.name`: the primitive behind attribute reads of records."""
+    return getattr(x, name)
+
+
+def unfield(g, x, name):
+    """The cotangent of record `x` from the cotangent `g` of `x.name` (`x` may also
+    turn out to be an array, whose `.T` is its transpose)."""
+    if g is cotangents.ZERO:
+        return cotangents.ZERO
+    if isinstance(x, np.ndarray):
+        return _array_attribute(g, name)
+    if is_named_tuple(x):
+        items = [cotangents.ZERO] * len(x)
+        items[x._fields.index(name)] = g
+        return tuple(items)
+    return {name: g}
+
+
+def refield(h, x, name):
+    """The transpose of `unfield`: the part of cotangent `h` of `x` for field `name`."""
+    if h is cotangents.ZERO:
+        return cotangents.ZERO
+    if isinstance(x, np.ndarray):
+        return _array_attribute(h, name)
+    if is_named_tuple(x):
+        return h[x._fields.index(name)]
+    return h.get(name, cotangents.ZERO)
+
+
+def _array_attribute(g, name):
+    if name != "T":
+        raise TypeError(f"no derivative rule for the array attribute .{name}")
+    return np.transpose(g)
+
+
+def internal(ct):
+    """A cotangent given by a user, with records as generated code holds them."""
+    if is_record(ct):
+        items = {k: internal(v) for k, v in fields(ct).items()}
+        return tuple(items.values()) if is_named_tuple(ct) else items
+    if isinstance(ct, (tuple, list)):
+        return type(ct)(internal(c) for c in ct)
+    if isinstance(ct, dict):
+        return {k: internal(v) for k, v in ct.items()}
+    return ct
