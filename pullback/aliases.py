@@ -28,6 +28,9 @@ VIEWS = {
 }
 """Functions whose result may be a view of their first argument."""
 
+VIEW_ATTRIBUTES = ("T", "mT", "real", "imag", "flat", "base")
+"""Attributes of an array that are views of it (the others, like `shape`, are new values)."""
+
 
 @dataclasses.dataclass
 class Update:

@@ -35,8 +35,10 @@ SCALAR = Kind("SCALAR", True, "scalar")
 ARRAY = Kind("ARRAY", True, "array")
 ANY = Kind("ANY", True, "unknown")
 
-_LEAVES = {(k.active, k.shape): k for k in (CONST, CONST_SCALAR, SCALAR, ARRAY, ANY)}
-_LEAVES[(False, "array")] = CONST
+CONST_ARRAY = Kind("CONST_ARRAY", False, "array")
+
+_LEAVES = {(k.active, k.shape): k for k in (CONST, CONST_SCALAR, CONST_ARRAY, SCALAR, ARRAY,
+                                            ANY)}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,8 +83,9 @@ class Items:
 
 
 def constant(kind):
-    """The kind of a value of kind `kind` held constant: a scalar stays a scalar."""
-    return CONST_SCALAR if kind.shape == "scalar" else CONST
+    """The kind of a value of kind `kind` held constant: a scalar stays a scalar, an
+    array an array."""
+    return _LEAVES[(False, kind.shape)] if kind.shape in ("scalar", "array") else CONST
 
 
 def container(type_, keys, items):

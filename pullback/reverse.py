@@ -616,6 +616,11 @@ class _Reverse:
         memory = self.aliases
         if isinstance(value, nodes.Name):
             memory.same(target, value.id)
+        elif isinstance(value, nodes.Attribute) and self.kind_of(value.value) is kinds.ARRAY:
+            if value.attr in aliases.VIEW_ATTRIBUTES:
+                memory.part(target, value.value.id)
+            else:
+                memory.fresh(target)
         elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(
                 value.value, nodes.Name):
             memory.part(target, value.value.id)

@@ -7,12 +7,14 @@ import operator
 import numpy as np
 
 from pullback import api, calls, cotangents, dispatch, loops, records, scopes, transform
-from pullback.kinds import CONST, CONST_SCALAR, Items
+from pullback.kinds import CONST, CONST_ARRAY, CONST_SCALAR, Items
 from pullback.rules import nondifferentiable
 
 nondifferentiable(len, int, bool, round, id, hash, np.ndim, np.size, np.ndarray.ndim,
                   np.ndarray.size, result=CONST_SCALAR)
 nondifferentiable(range, result=Items(CONST_SCALAR))
+nondifferentiable(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.zeros_like,
+                  np.ones_like, np.empty_like, result=CONST_ARRAY)
 nondifferentiable(dict.keys, result=Items(CONST))
 
 nondifferentiable(
@@ -24,7 +26,7 @@ nondifferentiable(
     math.copysign,
     # NumPy
     np.shape, np.ndarray.shape,
-    np.ndarray.dtype, np.zeros_like, np.ones_like, np.empty_like, np.sign, np.floor, np.ceil,
+    np.ndarray.dtype, np.sign, np.floor, np.ceil,
     np.round, np.rint, np.trunc, np.floor_divide, np.argmax, np.argmin, np.argsort,
     np.isnan, np.isinf, np.isfinite, np.allclose, np.isclose, np.array_equal, np.equal,
     np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and,
