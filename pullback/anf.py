@@ -23,6 +23,8 @@ Statements, in a function body or an `if` branch::
     x, y, ... = A               unpacking into names
     x = lambda ...: ...         a closure; its defaults are atoms, its body as written
     def g(...): ...             a closure; the same
+    def loop_body(i, *s): S*    a loop's body, itself in these forms (`loop` set)
+    x = iterate(loop_body, A, A, ...)   the loop (see below)
     F(A, ..., k=A, ...)         a call whose value is dropped
     if A: S* else: S*           test is an atom
     assert A[, A]

@@ -2,6 +2,9 @@
 
 import inspect
 import linecache
+import os
+import re
+import runpy
 import sys
 import textwrap
 import traceback
@@ -119,3 +122,36 @@ def test_source_map_points_to_user_lines():
     for generated, user in enumerate(derivative.source_map):
         if user is not None and text[generated].strip().startswith("#"):
             assert f":{user}:" in text[generated]
+
+
+# -- docs/design.md shows the code pullback generates ---------------------------------
+
+
+def _design_block(first_line):
+    """The code block of docs/design.md that starts with `first_line`."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "docs", "design.md")) as file:
+        blocks = re.findall(r"```python\n(.*?)```", file.read(), re.S)
+    return next(block for block in blocks if block.startswith(first_line))
+
+
+@pytest.mark.parametrize("name, args", [
+    ("clip_square", (3.0, 2.0)),
+    ("horner", ([1.0, -2.0, 3.0], 2.0)),
+])
+def test_design_document_shows_the_generated_code(name, args):
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
+    try:
+        import control_flow
+    finally:
+        sys.path.pop(0)
+    text = pullback.source(getattr(control_flow, name), *args)
+    assert text == _design_block(f"def {name}_fwd(")
+
+
+def test_control_flow_example_runs(capsys):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    runpy.run_path(os.path.join(root, "examples", "control_flow.py"), run_name="__main__")
+    output = capsys.readouterr().out
+    assert "d/dx clip_square at 3, limit 2: 2.0" in output
+    assert "d/dcoeffs, d/dx horner at 2: ([4.0, 2.0, 1.0], 2.0)" in output
