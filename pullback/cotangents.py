@@ -106,6 +106,9 @@ def add(x, y):
         return y
     if y is ZERO:
         return x
+    kind = type(x)
+    if kind is float or kind is np.ndarray:
+        return x + y
     if isinstance(x, tuple):
         return tuple(map(add, x, y))
     if isinstance(x, list):
