@@ -34,12 +34,14 @@ VIEW_ATTRIBUTES = ("T", "mT", "real", "imag", "flat", "base")
 
 @dataclasses.dataclass
 class Update:
-    """An update in place of `name` (its version before), at user line `lineno`.
+    """An update in place of `name` (its version before), of the user's variable
+    `var`, at user line `lineno`.
 
     `what` describes it (`x[...] = ...`), `remedy` says how to avoid it.
     """
 
     name: str
+    var: str
     lineno: int
     what: str
     remedy: str
@@ -78,11 +80,12 @@ class Aliases:
     Args:
       names: the variables the function starts with (its parameters and free
         variables), each with memory of its own.
+      arrays: those of them known to be arrays, which hold no other values.
     """
 
-    def __init__(self, names):
+    def __init__(self, names, arrays=()):
         self.own = {name: {name} for name in names}
-        self.held = {name: {name} for name in names}
+        self.held = {name: set() if name in arrays else {name} for name in names}
         self.reads = collections.defaultdict(list)  # name -> [(position, line)]
         self.updates = []
         self.changed = set()
@@ -110,6 +113,10 @@ class Aliases:
         """`target` is `source` (a copy of the reference)."""
         self._set(target, self.own.get(source, set()), self.held.get(source, set()))
 
+    def view(self, target, source):
+        """`target` is a view of array `source`."""
+        self._set(target, self.own.get(source, set()), set())
+
     def part(self, target, source):
         """`target` is part of `source`: an item, an attribute or a view."""
         self._set(target, self.memory(source), self.held.get(source, set()))
@@ -127,12 +134,13 @@ class Aliases:
         reached = set().union(*map(self.memory, sources))
         self._set(target, {target} | reached, reached)
 
-    def update(self, update, new, stored=()):
-        """`new` is `update.name` updated in place, now also holding `stored`."""
+    def update(self, update, new, stored=(), exempt=()):
+        """`new` is `update.name` updated in place, now also holding `stored`; the
+        variables `exempt` are about to be replaced with their updated values."""
         changed = self.own.get(update.name, set())
         update.affected = sorted(name for name in self.own
-                                 if self.memory(name) & changed and name not in (update.name,
-                                                                                   new))
+                                 if self.memory(name) & changed
+                                 and name not in (update.name, new, *exempt))
         update.position = self.position
         self.updates.append(update)
         self.changed |= changed

@@ -250,10 +250,17 @@ class _Normalizer:
     def stmt_AugAssign(self, stmt):
         target = stmt.target
         if isinstance(target, nodes.Subscript):
+            start = len(self.out)
             index = self.index(target.slice)
             current = self.atom(nodes.Subscript(value=target.value, slice=index,
                                                 ctx=nodes.Load()))
+            parts = [s.targets[0].id for s in self.out[start:] if isinstance(s, nodes.Assign)
+                     and isinstance(s.targets[0], nodes.Name)]
             value = self.atom(nodes.binop(current, stmt.op, stmt.value))
+            root = _root_name(target)
+            # Python adds to an array item in place, then writes it back
+            self.out[-1].updates = (root, current.id)
+            self.out[-1].written_back = [self.versions.get(root, root)] + parts
             self.update_item(target.value, self.index_value(index), value)
             return
         if not isinstance(target, nodes.Name):
@@ -391,7 +398,8 @@ class _Normalizer:
         elif isinstance(target, nodes.Subscript):
             value = self.atom(value)
             self.update_item(target.value, self.index_value(self.index(target.slice)), value)
-        elif isinstance(target, (nodes.Tuple, nodes.List)) and _same_arity(target, value):
+        elif isinstance(target, (nodes.Tuple, nodes.List)) and _same_arity(target, value) and (
+                not _names_in(target) & _names_in(value)):
             atoms = [self.atom(v) for v in value.elts]
             for elt, atom in zip(target.elts, atoms):
                 self.bind_target(elt, atom)
@@ -775,9 +783,10 @@ class _Normalizer:
             expr.evaluate(result)
         else:
             self.bind_value(result, expr)
-        if self.versions != saved_versions:
+        if any(self.versions.get(k) != v for k, v in saved_versions.items()):
             raise unsupported("an assignment expression inside and/or/if-else", expr,
                               self.origin)
+        self.versions = saved_versions  # a comprehension's own variables end with it
         body, self.out = self.out, saved_out
         return body
 
@@ -819,6 +828,16 @@ def _same_arity(target, value):
         and len(value.elts) == len(target.elts)
         and not any(isinstance(e, nodes.Starred) for e in target.elts + value.elts)
     )
+
+
+def _root_name(target):
+    while isinstance(target, (nodes.Subscript, nodes.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, nodes.Name) else None
+
+
+def _names_in(node):
+    return {n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)}
 
 
 def _is_atom(expr):
@@ -899,7 +918,7 @@ def _check_escape(stmt, statements, iteration, origin):
 
 def _closure_made_by(stmt):
     if isinstance(stmt, nodes.FunctionDef):
-        return stmt.name, stmt
+        return None if getattr(stmt, "loop", False) else (stmt.name, stmt)
     if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Lambda):
         return stmt.targets[0].id, stmt.value
     return None
@@ -911,8 +930,8 @@ def _only_called(name, body, definition):
         for node in _walk_except(stmt, definition):
             if isinstance(node, nodes.Call):
                 args = node.args + [k.value for k in node.keywords]
-                if isinstance(node.func, nodes.Attribute) and any(
-                        nodes.is_name(a, name) for a in args):
+                stores = isinstance(node.func, nodes.Attribute) or hasattr(node, "helper")
+                if stores and any(nodes.is_name(a, name) for a in args):
                     return False
             elif isinstance(node, (nodes.Tuple, nodes.List, nodes.Dict, nodes.Set)):
                 elts = node.values if isinstance(node, nodes.Dict) else node.elts

@@ -426,6 +426,16 @@ def materialize_all(cts, xs):
     return tuple(materialize(ct, x) for ct, x in zip(cts, xs))
 
 
+def euclidean(norm, ord, x, axis=None):
+    """`norm`, after checking that `np.linalg.norm(x, ord, axis)` was the Euclidean
+    (Frobenius) norm, the one whose derivative rule is written."""
+    matrix = np.ndim(x) == 2 and axis is None or isinstance(axis, tuple)
+    if ord is None or ord == "fro" and matrix or ord == 2 and not matrix:
+        return norm
+    raise TypeError(f"the derivative rule of numpy.linalg.norm covers the Euclidean and "
+                    f"Frobenius norms, not ord={ord!r}")
+
+
 def is_differentiable(x):
     """Whether `x` is a float, complex or inexact array (a value with a derivative)."""
     if isinstance(x, (bool, int, str, bytes)) or x is None:

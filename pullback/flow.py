@@ -157,6 +157,8 @@ def _loads(node):
         for n in nodes.walk(part):
             if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Load):
                 found[n.id] += 1
+            elif isinstance(n, nodes.AugAssign) and isinstance(n.target, nodes.Name):
+                found[n.target.id] += 1  # `x += e` reads x
     return found
 
 

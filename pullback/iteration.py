@@ -16,8 +16,7 @@ from .cotangents import ZERO, materialize, rebroadcast, unbroadcast
 def like_items(cts, items):
     """The cotangent of iterable `items` from the list `cts` of those of the items
     taken from it, first to last (after a `break`, fewer than all)."""
-    if cts is ZERO or items is None or isinstance(items, (range, str, bytes, dict)) or all(
-            ct is ZERO for ct in cts):
+    if cts is ZERO or _without_cotangent(items) or all(ct is ZERO for ct in cts):
         return ZERO
     cts = list(cts) + [ZERO] * (_length(items, len(cts)) - len(cts))
     if isinstance(items, np.ndarray):
@@ -27,7 +26,7 @@ def like_items(cts, items):
 
 def item_cotangents(h, cts, items):
     """The transpose of `like_items`: the first `len(cts)` items of `h`, as a list."""
-    if h is ZERO or cts is ZERO:
+    if h is ZERO or cts is ZERO or _without_cotangent(items):
         return ZERO
     return [h[i] for i in range(len(cts))]
 
@@ -124,9 +123,46 @@ def reextremum(h, values, extremum):
     return ZERO if ct is ZERO else ct[_first_equal(items, extremum)]
 
 
+def unsort(g, items, result):
+    """The cotangent of `items` from that of `result = sorted(items)`."""
+    if g is ZERO:
+        return ZERO
+    cts = [ZERO] * len(result)
+    for j, i in enumerate(sort_order(items, result)):
+        cts[i] = g[j]
+    return like_items(cts, items)
+
+
+def resort(h, items, result):
+    """The transpose of `unsort`."""
+    cts = item_cotangents(h, result, items)
+    if cts is ZERO:
+        return ZERO
+    return [cts[i] for i in sort_order(items, result)]
+
+
+def sort_order(items, result):
+    """For each item of `result` (sorted `items`), its position in `items`."""
+    items = list(items)
+    unused = list(range(len(items)))
+    order = []
+    for value in result:
+        i = next((i for i in unused if items[i] is value), None)
+        if i is None:
+            i = next(i for i in unused if np.ndim(items[i]) == 0 and items[i] == value)
+        unused.remove(i)
+        order.append(i)
+    return order
+
+
+def _without_cotangent(items):
+    """Whether the items of `items` are constants (a range, a string, a dict's keys)."""
+    return items is None or isinstance(items, (range, str, bytes, dict))
+
+
 def _first_equal(items, extremum):
     for i, item in enumerate(items):
-        if item is extremum or item == extremum:
+        if item is extremum or np.ndim(item) == 0 and item == extremum:
             return i
     raise ValueError("the extremum is not among the items")
 

@@ -181,9 +181,11 @@ class _Reverse:
         self.cotangent_names = {}
         self.lineno = tree.lineno
         self.globals_used = {}
-        self.aliases = aliases.Aliases(self.params + self.freevars)
+        self.aliases = aliases.Aliases(self.params + self.freevars, [
+            name for name, kind in self.kinds.items() if kind.shape == "array"])
         self.exits = []  # the state each exit of a loop body returns
         self.loop_reads = {}  # loop body -> the variables it reads
+        self.known = {}  # a test's variable -> its value, when the kinds decide it
 
     def run(self, forward_name):
         *body, ret = self.tree.body
@@ -236,6 +238,9 @@ class _Reverse:
         return [stmt], None
 
     def forward_if(self, stmt):
+        known = self.known.get(stmt.test.id) if isinstance(stmt.test, nodes.Name) else None
+        if known is not None:  # `isinstance` on a value whose type the kinds tell
+            return self.forward_block(stmt.body if known else stmt.orelse)
         before, shapes = dict(self.kinds), dict(self.shapes)
         body, body_ops = self.forward_block(stmt.body)
         after_body, self.kinds = self.kinds, dict(before)
@@ -388,7 +393,23 @@ class _Reverse:
                 return self.dynamic_call(target, value)
             raise self.no_rule(fn)
         self.kinds[target] = self.constant_result(fn, args, keywords)
+        if fn is isinstance and len(args) == 2:
+            self.known[target] = self.type_test(*args)
         return [stmt], None
+
+    def type_test(self, value, types_):
+        """`isinstance(value, types_)` when the kind of `value` decides it, else None."""
+        kind = self.kind_of(value)
+        cls = self.callee(types_) if nodes.dotted_path(types_) is not None else None
+        if kind.shape == "array":
+            known = np.ndarray
+        elif isinstance(kind, kinds.Container):
+            known = kind.type
+        else:
+            return None
+        builtin = (tuple, list, dict, set, str)
+        decided = cls in builtin or known not in (tuple, list, dict, np.ndarray)
+        return issubclass(known, cls) if isinstance(cls, type) and decided else None
 
     def loop(self, target, value):
         """φ of `iterate(loop_body, items, *state)`: the body transformed once into a
@@ -461,7 +482,7 @@ class _Reverse:
             if param in updated and isinstance(init, nodes.Name):
                 var = _user_name(param)
                 self.aliases.update(aliases.Update(
-                    init.id, self.lineno, "the loop",
+                    init.id, var, self.lineno, "the loop",
                     f"Update a copy instead: {var} = {var}.copy() before the loop."), target)
 
     def primal_loop(self, target, value, body):
@@ -607,7 +628,8 @@ class _Reverse:
         var, before = getattr(stmt, "updates", (None, None))
         if var is not None and self.kind_of(nodes.name(before)).shape != "scalar":
             stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
-            memory.update(_update(stmt, before), target.id, stored)
+            memory.update(_update(stmt, before), target.id, stored,
+                          getattr(stmt, "written_back", ()))
         elif self.kind_of(target).shape != "scalar":
             self.track_value(target.id, value)
 
@@ -618,9 +640,11 @@ class _Reverse:
             memory.same(target, value.id)
         elif isinstance(value, nodes.Attribute) and self.kind_of(value.value) is kinds.ARRAY:
             if value.attr in aliases.VIEW_ATTRIBUTES:
-                memory.part(target, value.value.id)
+                memory.view(target, value.value.id)
             else:
                 memory.fresh(target)
+        elif isinstance(value, nodes.Subscript) and self.kind_of(value.value).shape == "array":
+            memory.view(target, value.value.id)
         elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(
                 value.value, nodes.Name):
             memory.part(target, value.value.id)
@@ -659,7 +683,7 @@ class _Reverse:
         in a loop body, one of a value the loop also keeps elsewhere in its state."""
         for update, name, lineno in self.aliases.conflicts():
             raise TransformError(
-                f"{update.what} updates {_user_name(update.name)} in place, and "
+                f"{update.what} updates {update.var} in place, and "
                 f"{_user_name(name)}, which shares its memory, is read at line {lineno}: "
                 f"Python would see the change there. {update.remedy}",
                 self.origin.filename, update.lineno, "update in place")
@@ -672,11 +696,14 @@ class _Reverse:
                           and isinstance(a, nodes.Name)]
                 other = self.aliases.shared(param, others)
                 if other is not None:
-                    raise self.error(
-                        f"the loop updates {_user_name(param)} in place and keeps "
+                    update = next(u for u in self.aliases.updates
+                                  if param in self.aliases.own.get(u.name, ()))
+                    raise TransformError(
+                        f"the loop updates {update.var} in place and keeps "
                         f"{_user_name(other)}, which shares its memory, from one iteration "
                         f"to the next: Python would see the change there. Keep a copy "
-                        f"instead (np.copy, list(...))", "update in place")
+                        f"instead (np.copy, list(...))",
+                        self.origin.filename, update.lineno, "update in place")
 
     def check_effect(self, value):
         """A call whose value is dropped may only see constants (or be print-like).
@@ -1014,11 +1041,12 @@ def _update(stmt, before):
     value = stmt.value
     if isinstance(value, nodes.BinOp):
         symbol = _symbol(value.op)
-        return aliases.Update(before, stmt.lineno, f"{var} {symbol}= ...",
-                              f"Write {var} = {var} {symbol} ... to make a new value.")
+        item = f"{var}[...]" if hasattr(stmt, "written_back") else var
+        return aliases.Update(before, var, stmt.lineno, f"{item} {symbol}= ...",
+                              f"Write {item} = {item} {symbol} ... to make a new value.")
     method = _UPDATE_METHODS[value.helper]
     what = f"{var}[...] = ..." if method is None else f"{var}.{method}(...)"
-    return aliases.Update(before, stmt.lineno, what,
+    return aliases.Update(before, var, stmt.lineno, what,
                           f"Update a copy instead: {var} = {var}.copy().")
 
 

@@ -78,6 +78,21 @@ def reconcat(h, a, b):
     return tuple(items) if isinstance(a, tuple) else items
 
 
+def unmapping(g, source):
+    """The cotangent of `source` from that of `dict(source)`: a dict for a dict, a
+    list of `(ZERO, cotangent)` pairs for key-value pairs."""
+    if g is ZERO or isinstance(source, dict):
+        return g
+    return [(ZERO, g.get(key, ZERO)) for key, _ in source]
+
+
+def remapping(h, source):
+    """The transpose of `unmapping`."""
+    if h is ZERO or isinstance(source, dict):
+        return h
+    return {key: pair[1] for (key, _), pair in zip(source, h)}
+
+
 def unstar(g, parts, starred):
     """The cotangents of the parts of `(a, *xs, b)` from the cotangent `g` of the result.
 

@@ -6,12 +6,22 @@ import operator
 
 import numpy as np
 
-from pullback import api, calls, cotangents, dispatch, loops, records, scopes, transform
+from pullback import (
+    api,
+    calls,
+    cotangents,
+    dispatch,
+    iteration,
+    loops,
+    records,
+    scopes,
+    transform,
+)
 from pullback.kinds import CONST, CONST_ARRAY, CONST_SCALAR, Items
 from pullback.rules import nondifferentiable
 
-nondifferentiable(len, int, bool, round, id, hash, np.ndim, np.size, np.ndarray.ndim,
-                  np.ndarray.size, result=CONST_SCALAR)
+nondifferentiable(len, int, bool, round, id, hash, any, all, np.ndim, np.size,
+                  np.ndarray.ndim, np.ndarray.size, result=CONST_SCALAR)
 nondifferentiable(range, result=Items(CONST_SCALAR))
 nondifferentiable(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.zeros_like,
                   np.ones_like, np.empty_like, result=CONST_ARRAY)
@@ -40,7 +50,7 @@ nondifferentiable(
     cotangents.is_differentiable, cotangents.any_zero, slice, getattr,
     functools.update_wrapper,
     transform.param_kinds, transform.new_epoch, calls.signature, calls.is_plain_call,
-    calls.zeros, calls.parameter_at, loops.forever, loops.finished,
+    calls.zeros, calls.parameter_at, loops.forever, loops.finished, iteration.sort_order,
     scopes.is_bound_method, scopes.is_python_function,
     dispatch.python_version, dispatch.method_name, dispatch.method_function,
     dispatch.module_attribute, scopes.is_module, records.is_record, records.is_named_tuple,

@@ -2,7 +2,13 @@
 
 import numpy as np
 
-from pullback.cotangents import extremum_share, product_of_others, reduced_size, unreduce
+from pullback.cotangents import (
+    euclidean,
+    extremum_share,
+    product_of_others,
+    reduced_size,
+    unreduce,
+)
 from pullback.rules import adjoint, d
 
 
@@ -24,3 +30,8 @@ def prod(z, a, axis=None, dtype=None, out=None, keepdims=False):
 @adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result="array")
 def max_(z, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * extremum_share(a, z, axis, keepdims)
+
+
+@adjoint(np.linalg.norm, result="array")
+def norm(z, x, ord=None, axis=None, keepdims=False):
+    d[x] = unreduce(d[z] / euclidean(z, ord, x, axis), x, axis, keepdims) * x

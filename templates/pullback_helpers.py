@@ -38,11 +38,13 @@ from pullback.iteration import (
     reextremum,
     reitems,
     rereverse,
+    resort,
     rezip,
     spread,
     unextremum,
     unitems,
     unreverse,
+    unsort,
     unspread,
     unzip,
 )
@@ -63,6 +65,7 @@ from pullback.structures import (
     reconcat,
     reconcatenate,
     redict,
+    remapping,
     repack,
     reroll,
     restack,
@@ -71,6 +74,7 @@ from pullback.structures import (
     unconcat,
     unconcatenate,
     undict,
+    unmapping,
     unrepack,
     unroll,
     unstack,
@@ -122,7 +126,7 @@ def tensordot_right_(z, g, a, b, axes=2):
 
 
 @adjoint(cotangents.materialize, cotangents.materialize_all, api.function_of,
-         dispatch.method_object, records.internal)
+         dispatch.method_object, records.internal, cotangents.euclidean)
 def identity(z, value, *shape):
     d[value] = d[z]
 
@@ -370,3 +374,23 @@ def unfield_(z, g, x, name):
 @adjoint(records.refield)
 def refield_(z, h, x, name):
     d[h] = unfield(d[z], x, name)
+
+
+@adjoint(iteration.unsort)
+def unsort_(z, g, items, result):
+    d[g] = resort(d[z], items, result)
+
+
+@adjoint(iteration.resort)
+def resort_(z, h, items, result):
+    d[h] = unsort(d[z], items, result)
+
+
+@adjoint(structures.unmapping)
+def unmapping_(z, g, source):
+    d[g] = remapping(d[z], source)
+
+
+@adjoint(structures.remapping)
+def remapping_(z, h, source):
+    d[h] = unmapping(d[z], source)

@@ -7,9 +7,28 @@ from.
 """
 
 from pullback.cotangents import unbroadcast
-from pullback.iteration import like_items, spread, unextremum, unitems, unreverse, unzip
-from pullback.kinds import CONST, CONST_SCALAR, Items, element, join, promote, sequence
+from pullback.iteration import (
+    like_items,
+    spread,
+    unextremum,
+    unitems,
+    unreverse,
+    unsort,
+    unzip,
+)
+from pullback.kinds import (
+    ANY,
+    CONST,
+    CONST_SCALAR,
+    Container,
+    Items,
+    element,
+    join,
+    promote,
+    sequence,
+)
 from pullback.rules import adjoint, d
+from pullback.structures import unmapping
 
 
 def _extremum_kind(*values, **options):
@@ -61,3 +80,14 @@ def sum_(z, iterable, start=0):
 @adjoint(max, min, result=_extremum_kind)
 def extremum(z, *values, key=None, default=None):
     d[values] = unextremum(d[z], values, z)
+
+
+@adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(element(iterable)))
+def sorted_(z, iterable, key=None, reverse=False):
+    d[iterable] = unsort(d[z], iterable, z)
+
+
+@adjoint(dict, result=lambda source=CONST: source if isinstance(source, Container) and (
+    source.type is dict) else ANY)
+def to_dict(z, source=()):
+    d[source] = unmapping(d[z], source)
