@@ -118,8 +118,36 @@ def to_anf(tree, origin):
     tree.body = normalizer.function_body(body)
     for old, new in normalizer.renames.items():
         _rename(tree.body, old, new)
+    _drop_unread_copies(tree)
     _capture_loop_state(tree, origin)
     return tree
+
+
+def _drop_unread_copies(tree):
+    """Remove the copies `x = y` (joins after an `if`) that no later statement reads,
+    such as the join of a variable in a branch that leaves a loop's body."""
+    tree.body = _live_statements(tree.body, set())
+
+
+def _live_statements(statements, live):
+    """`statements` without dead copies; `live` (the names read after them) becomes
+    the names read before them."""
+    kept = []
+    for stmt in reversed(statements):
+        if isinstance(stmt, nodes.If):
+            in_body, in_else = set(live), set(live)
+            stmt.body = _live_statements(stmt.body, in_body) or [nodes.Pass()]
+            stmt.orelse = _live_statements(stmt.orelse, in_else)
+            live |= in_body | in_else
+        elif getattr(stmt, "loop", False):
+            stmt.body = _live_statements(stmt.body, set())
+        elif (isinstance(stmt, nodes.Assign) and isinstance(stmt.targets[0], nodes.Name)
+              and isinstance(stmt.value, nodes.Name) and stmt.targets[0].id not in live):
+            continue
+        live |= {n.id for n in nodes.walk(stmt) if isinstance(n, nodes.Name)
+                 and isinstance(n.ctx, nodes.Load)}
+        kept.append(stmt)
+    return kept[::-1]
 
 
 def _mark_captured(tree, origin):
