@@ -66,6 +66,8 @@ a new list (set, dict). Calls of pullback's own functions carry `helper`, the
 function.
 """
 
+import collections
+
 from . import flow, loops, mutation, nodes, scopes
 from .errors import TransformError, unsupported
 from .naming import Namer
@@ -115,6 +117,9 @@ def to_anf(tree, origin):
     flow.mark_carried(body, _parameters(tree.args))
     body = _with_final_return(_lift_returns(body))
     normalizer = _Normalizer(namer, origin, _parameters(tree.args), cells, counts, defined)
+    normalizer.comprehension_counts.update(
+        n.id for c in nodes.walk(tree) if isinstance(c, _COMPREHENSIONS)
+        for g in c.generators for n in nodes.walk(g.target) if isinstance(n, nodes.Name))
     tree.body = normalizer.function_body(body)
     for old, new in normalizer.renames.items():
         _rename(tree.body, old, new)
@@ -230,6 +235,7 @@ class _Normalizer:
         self.returned = None
         self.carried = None  # the state of the loop whose body is being normalized
         self.helpers = {}  # the names ANF gives pullback's functions (`loops.iterate`)
+        self.comprehension_counts = collections.Counter()  # bindings in comprehensions
 
     # statements
 
@@ -761,7 +767,9 @@ class _Normalizer:
         expr = nodes.clone(expr)
         names = sorted({n.id for g in expr.generators for n in nodes.walk(g.target)
                         if isinstance(n, nodes.Name)})
-        fresh = {name: self.namer.fresh(name) for name in names}
+        fresh = {name: self.namer.fresh(name) for name in names
+                 if name in self.params or name in self.origin.cells
+                 or self.counts[name] > self.comprehension_counts[name]}
         first = expr.generators[0].iter
         for node in nodes.walk(expr):
             if isinstance(node, nodes.Name) and node.id in fresh and not _within(node, first):
