@@ -211,7 +211,20 @@ INDEXING = [
     ("dict_index", lambda p: p["w"] * p["b"], ({"w": 1.5, "b": -2.0},)),
 ]
 
-TABLE = PYTHON_OPERATORS + MATH + ELEMENTWISE + REDUCTIONS + PRODUCTS_AND_SHAPES + INDEXING
+ELEMENTWISE_MORE = []  # issue 6: the rest of NumPy's differentiable ufuncs
+
+REDUCTIONS_MORE = []  # issue 6: var, std, cumsum, cumprod, ...
+
+LINALG = []  # issue 6: contractions and numpy.linalg
+
+SHAPES_MORE = []  # issue 6: the rest of the shape functions
+
+INDEXING_MORE = []  # issue 6: advanced indexing
+
+CREATION = []  # issue 6: arrays made from differentiable values
+
+TABLE = (PYTHON_OPERATORS + MATH + ELEMENTWISE + REDUCTIONS + PRODUCTS_AND_SHAPES + INDEXING
+         + ELEMENTWISE_MORE + REDUCTIONS_MORE + LINALG + SHAPES_MORE + INDEXING_MORE + CREATION)
 
 
 AT_A_KINK = {"max_ties_split"}  # a tie of np.max: no second derivative to compare with
