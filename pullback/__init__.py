@@ -12,6 +12,7 @@ from . import (
 )
 from .api import differentiable, grad, hessian, hvp, jacobian, source, value_and_grad, vjp
 from .cotangents import ZERO
+from .custom import custom_vjp
 from .errors import TransformError
 from .rules import adjoint, d, nondifferentiable
 
@@ -19,6 +20,7 @@ __all__ = [
     "ZERO",
     "TransformError",
     "adjoint",
+    "custom_vjp",
     "d",
     "differentiable",
     "grad",

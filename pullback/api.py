@@ -5,7 +5,7 @@ import numbers
 
 import numpy as np
 
-from . import anf, calls, cotangents, emit, kinds, parse, records, rules, transform
+from . import anf, calls, cotangents, custom, emit, kinds, parse, records, rules, transform
 from .cotangents import is_differentiable
 
 _STAGES = ("anf", "raw", "optimized")
@@ -234,6 +234,8 @@ def source(f, *args, stage="optimized", argnums=None):
     while hasattr(fn, "__pullback_gradient_of__"):
         fn, argnums = fn.__pullback_gradient_of__
         order += 1
+    if custom.vjp_of(fn) is not None:
+        return custom.describe(fn)
     functions = [(fn, _display_kinds(fn, args, argnums))]
     transform.new_epoch()
     for _ in range(order - 1):
@@ -332,6 +334,11 @@ def check_supported(fn, position, value):
             pending.extend(value)
         elif isinstance(value, dict):
             pending.extend(value.values())
+        elif isinstance(value, complex) or np.iscomplexobj(value) and isinstance(
+                value, (np.ndarray, np.generic)):
+            raise TypeError(
+                f"argument {position} of {fn.__qualname__} is complex: pullback's derivative "
+                "rules are written for real values (see docs/rules.md)")
         elif not isinstance(value, _LEAF_TYPES) and not callable(value):
             raise TypeError(
                 f"argument {position} of {fn.__qualname__} contains a "

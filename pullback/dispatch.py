@@ -7,7 +7,7 @@ non-differentiable helpers, so that differentiating generated code (grad of
 grad) goes through them like through any other Python function.
 """
 
-from . import calls, records, rules, scopes, transform
+from . import calls, custom, records, rules, scopes, transform
 from .errors import TransformError
 
 
@@ -24,6 +24,9 @@ def forward(fn, *args, **kwargs):
         return forward_method(method_object(fn), method_name(fn), *args, **kwargs)
     if records.is_record(fn):
         return forward_method(fn, "__call__", *args, **kwargs)
+    vjp = custom.vjp_of(fn)
+    if vjp is not None:
+        return custom.custom_forward(vjp[0], vjp[1], *args, **kwargs)
     target = fn if scopes.is_python_function(fn) else python_version(fn)
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))

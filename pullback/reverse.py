@@ -33,6 +33,7 @@ from . import (
     aliases,
     calls,
     cotangents,
+    custom,
     emit,
     kinds,
     loops,
@@ -387,6 +388,8 @@ class _Reverse:
         elif active and not rules.is_nondifferentiable(fn):
             if rules.rule_for(fn) is not None:
                 return [stmt], self.primitive(target, fn, args, keywords)
+            if custom.vjp_of(fn) is not None:
+                return self.custom_call(target, fn, value)
             if isinstance(fn, types.FunctionType) and scopes.has_fixed_parameters(fn):
                 return self.static_call(target, fn, value)
             if isinstance(fn, types.FunctionType):
@@ -553,6 +556,21 @@ class _Reverse:
         stmt = nodes.unpack([target, pullback], call, self.lineno)
         self.kinds[target] = callee.result_kind
         return [stmt], Call(target, pullback, [None] + arguments, self.lineno)
+
+    def custom_call(self, target, fn, value):
+        """`y, y_pb = custom_forward(f_fwd, f_bwd, ...)` for a function with a
+        hand-written derivative (see `custom`)."""
+        if value.keywords or _is_split(value):
+            raise self.error(f"{fn.__qualname__} has a custom derivative: call it with "
+                             "positional arguments only", fn.__qualname__)
+        fwd, bwd = custom.vjp_of(fn)
+        pullback = self.namer.pullback(target)
+        names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
+        driver = self.bindings.object("custom_forward", custom.custom_forward)
+        call = nodes.call(nodes.name(driver), names + value.args)
+        self.kinds[target] = kinds.ANY
+        return [nodes.unpack([target, pullback], call, self.lineno)], Call(
+            target, pullback, [None] + value.args, self.lineno)
 
     def dynamic_call(self, target, value):
         """`y, y_pb = forward(f, ...)`: `f` is transformed when the call happens.

@@ -19,6 +19,7 @@ import weakref
 from . import (
     anf,
     calls,
+    custom,
     dispatch,
     emit,
     kinds,
@@ -115,7 +116,10 @@ def derivative(fn, param_kinds):
 
 
 def forward_function(fn, param_kinds):
-    """`fn`'s forward function for parameters of kinds `param_kinds` (cached)."""
+    """`fn`'s forward function for parameters of kinds `param_kinds` (cached); for a
+    function with a hand-written derivative, the forward that runs it."""
+    if custom.vjp_of(fn) is not None:
+        return custom.forward_of(fn)
     entry = _FORWARDS.get(fn, {}).get(_key(param_kinds)) if isinstance(
         fn, types.FunctionType) else None
     if entry is not None and entry.derivative is not None and (

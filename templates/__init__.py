@@ -2,8 +2,11 @@
 
 Importing this package registers them all. Each module reads like a table:
 the primitive, then the cotangent of each of its differentiable arguments. See
-`pullback.rules` for the template language.
+`pullback.rules` for the template language. scipy.special's rules are
+registered when SciPy is installed.
 """
+
+import importlib.util
 
 from . import (  # noqa: F401  (imported to register the rules)
     nondifferentiable,
@@ -18,3 +21,6 @@ from . import (  # noqa: F401  (imported to register the rules)
     python_objects,
     python_operators,
 )
+
+if importlib.util.find_spec("scipy") is not None:
+    from . import scipy_special  # noqa: F401

@@ -10,6 +10,7 @@ from pullback import (
     api,
     calls,
     cotangents,
+    custom,
     dispatch,
     iteration,
     loops,
@@ -54,6 +55,7 @@ nondifferentiable(
     scopes.is_bound_method, scopes.is_python_function,
     dispatch.python_version, dispatch.method_name, dispatch.method_function,
     dispatch.module_attribute, scopes.is_module, records.is_record, records.is_named_tuple,
+    custom.vjp_of, custom.check_cotangents,
     api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,
     api.named_after,
 )

@@ -4,10 +4,10 @@ import doctest
 
 import pytest
 
-from pullback import api, rules
+from pullback import api, custom, rules
 
 
-@pytest.mark.parametrize("module", [api, rules], ids=lambda m: m.__name__)
+@pytest.mark.parametrize("module", [api, custom, rules], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,100 @@
+"""User-defined rules: `@pullback.adjoint` templates and `@pullback.custom_vjp` derivatives."""
+
+import os
+import re
+import runpy
+import sys
+
+import numpy as np
+import pytest
+
+import pullback
+from pullback.testing import check_grads
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "examples"))
+import custom_rules  # noqa: E402
+
+sys.path.pop(0)
+
+
+def calls_twice(x):
+    return custom_rules.logsumexp(x) * custom_rules.logsumexp(2.0 * x)
+
+
+def passes_it_on(f, x):
+    return f(x) ** 2
+
+
+def wrong_backward(x):
+    return x * 2.0
+
+
+def wrong_backward_fwd(x):
+    return x * 2.0, None
+
+
+def wrong_backward_bwd(residuals, g):
+    return g * 2.0
+
+
+wrong_backward = pullback.custom_vjp(wrong_backward)
+wrong_backward.defvjp(wrong_backward_fwd, wrong_backward_bwd)
+
+X = np.array([0.3, -0.5, 1.1])
+CASES = [
+    ("adjoint_template", custom_rules.loss, (np.array([0.5, -1.0, 2.0]), X)),
+    ("custom_vjp_direct", custom_rules.logsumexp, (X,)),
+    ("custom_vjp_called_twice", calls_twice, (X,)),
+    ("custom_vjp_passed_as_a_value", passes_it_on, (custom_rules.logsumexp, X)),
+]
+
+
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("name, fn, args", CASES, ids=[c[0] for c in CASES])
+def test_user_rules(name, fn, args, order):
+    check_grads(fn, args, order=order)
+
+
+def test_custom_vjp_is_what_runs():
+    big = np.array([1000.0, 1001.0, 1002.0])
+    softmax = np.exp(big - 1002.0) / np.sum(np.exp(big - 1002.0))
+    np.testing.assert_allclose(pullback.grad(custom_rules.logsumexp)(big), softmax)
+    assert custom_rules.logsumexp(np.zeros(2)) == pytest.approx(np.log(2.0))
+
+
+def test_custom_vjp_and_the_template_show_in_the_source():
+    text = pullback.source(custom_rules.loss, np.ones(3), np.ones(3))
+    assert "custom_forward(logsumexp_fwd, logsumexp_bwd, " in text
+    assert "/ (1.0 + np.exp(-w_times_x))" in text
+    shown = pullback.source(custom_rules.logsumexp)
+    assert shown.startswith("# logsumexp has a hand-written derivative")
+    assert "def logsumexp_bwd(softmax, g):" in shown
+
+
+def test_a_backward_must_return_one_cotangent_per_argument():
+    with pytest.raises(TypeError, match="wrong_backward_bwd must return a tuple of 1"):
+        pullback.grad(wrong_backward)(1.5)
+
+
+def test_complex_arguments_are_refused():
+    with pytest.raises(TypeError, match="is complex"):
+        pullback.grad(lambda z: abs(z))(1.0 + 2.0j)
+    with pytest.raises(TypeError, match="is complex"):
+        pullback.vjp(np.sum, np.ones(2, dtype=complex))
+
+
+def test_example_runs(capsys):
+    runpy.run_path(os.path.join(ROOT, "examples", "custom_rules.py"), run_name="__main__")
+    assert "grad logsumexp at 1000: [0.09003057 0.24472847 0.66524096]" in capsys.readouterr().out
+
+
+def test_the_rules_page_shows_the_examples_as_written():
+    with open(os.path.join(ROOT, "docs", "rules.md")) as file:
+        blocks = re.findall(r"```python\n(.*?)```", file.read(), re.S)
+    with open(os.path.join(ROOT, "examples", "custom_rules.py")) as file:
+        example = file.read()
+    text = pullback.source(custom_rules.loss, np.ones(3), np.ones(3))
+    for block in blocks[1:]:
+        assert block.strip() in example or block.strip() in text
+
