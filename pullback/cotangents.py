@@ -86,7 +86,7 @@ ZERO = Zero()
 
 _DIVISIONS = {np.divide, np.true_divide}
 _ABSORBING_UFUNCS = _DIVISIONS | {
-    np.multiply, np.negative, np.positive, np.conjugate, np.matmul,
+    np.multiply, np.negative, np.positive, np.conjugate, np.matmul, np.deg2rad, np.rad2deg,
 }
 _LINEAR_FUNCTIONS = {
     np.sum, np.mean, np.reshape, np.transpose, np.swapaxes, np.moveaxis, np.expand_dims,
@@ -216,6 +216,17 @@ def product_of_others_adjoint(g, x, axis=None):
     summed = np.sum(np.expand_dims(weights, -2) * pairs, axis=-1)
     own = weights * np.sum(np.where(eye, pairs, 0.0), axis=-1)
     return np.transpose(np.reshape(summed - own, moved.shape), inverse)
+
+
+def uncumsum(g, x, axis=None):
+    """The cotangent of `x` from the cotangent `g` of `np.cumsum(x, axis)`.
+
+    Each element gets the sum of `g` from its position to the end along `axis`
+    (of the flattened `x` when `axis` is None). The transpose is `np.cumsum`.
+    """
+    if any_zero(g, x):
+        return ZERO
+    return np.reshape(np.flip(np.cumsum(np.flip(g, axis), axis), axis), np.shape(x))
 
 
 def reduction_order(ndim, axis):
@@ -424,16 +435,6 @@ def _materialize_record(ct, x):
 def materialize_all(cts, xs):
     """`materialize` for each cotangent of `cts` and value of `xs`, as a tuple."""
     return tuple(materialize(ct, x) for ct, x in zip(cts, xs))
-
-
-def euclidean(norm, ord, x, axis=None):
-    """`norm`, after checking that `np.linalg.norm(x, ord, axis)` was the Euclidean
-    (Frobenius) norm, the one whose derivative rule is written."""
-    matrix = np.ndim(x) == 2 and axis is None or isinstance(axis, tuple)
-    if ord is None or ord == "fro" and matrix or ord == 2 and not matrix:
-        return norm
-    raise TypeError(f"the derivative rule of numpy.linalg.norm covers the Euclidean and "
-                    f"Frobenius norms, not ord={ord!r}")
 
 
 def is_differentiable(x):

@@ -27,7 +27,7 @@ def forward(fn, *args, **kwargs):
     vjp = custom.vjp_of(fn)
     if vjp is not None:
         return custom.custom_forward(vjp[0], vjp[1], *args, **kwargs)
-    target = fn if scopes.is_python_function(fn) else python_version(fn)
+    target = fn if scopes.is_python_function(fn) else python_version(fn, len(args))
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))
     kinds = transform.param_kinds(target, args, kwargs)
@@ -78,11 +78,12 @@ def constant_pullback(count):
     return of_constant
 
 
-def python_version(fn):
-    """The Python function to transform for callable `fn`: the wrapper of a primitive,
-    or None for a non-differentiable function. Anything else has no derivative."""
+def python_version(fn, count=None):
+    """The Python function to transform for callable `fn` called with `count`
+    positional arguments: the wrapper of a primitive, or None for a
+    non-differentiable function. Anything else has no derivative."""
     if rules.rule_for(fn) is not None:
-        return transform.primitive_wrapper(fn)
+        return transform.primitive_wrapper(fn, count)
     if rules.is_nondifferentiable(fn):
         return None
     name = rules.describe(fn)

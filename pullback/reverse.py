@@ -315,6 +315,8 @@ class _Reverse:
             self.kinds[target] = container.item(index.value) or kinds.element(container)
         elif isinstance(container, kinds.Container) and not isinstance(value.slice, nodes.Slice):
             self.kinds[target] = kinds.element(container)
+        elif isinstance(container, kinds.Container) and kinds.is_sequence(container):
+            self.kinds[target] = kinds.Items(kinds.element(container))
         elif isinstance(container, kinds.Items):
             self.kinds[target] = container if isinstance(value.slice, nodes.Slice) else (
                 container.element)

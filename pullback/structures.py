@@ -10,7 +10,7 @@ transforms. All of them map `ZERO` to `ZERO`.
 
 import numpy as np
 
-from .cotangents import ZERO, add, unbroadcast
+from .cotangents import ZERO, add, any_zero, reshape_like, unbroadcast
 
 
 def unindex(g, x, index):
@@ -262,3 +262,163 @@ def _array_leaves(h, x):
         return [_array_leaves(ZERO if h is ZERO else hi, xi) for hi, xi in zip(
             h if h is not ZERO else [ZERO] * len(x), x)]
     return np.zeros(np.shape(x)) if h is ZERO else h
+
+
+def reshape_items(g, xs):
+    """The items of cotangent `g` reshaped like the items of `xs`.
+
+    It is its own transpose: the rule of `reshape_items(g, xs)` is `reshape_items(h, g)`.
+    """
+    if g is ZERO:
+        return ZERO
+    return [reshape_like(item, x) for item, x in zip(g, xs)]
+
+
+def undiagonal(g, x, offset=0, axis1=0, axis2=1):
+    """The cotangent of `x` from the cotangent `g` of `np.diagonal(x, offset, axis1, axis2)`:
+    `g` on that diagonal of zeros. Its transpose is `np.diagonal`."""
+    if any_zero(g, x):
+        return ZERO
+    out = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    rows = np.arange(np.shape(g)[-1]) + max(-offset, 0)
+    np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, rows + offset] = g
+    return out
+
+
+# The `un...` maps below are written in the subset of Python that pullback
+# transforms, from maps that have rules: they need no rule of their own.
+
+
+def undiag(g, v, k=0):
+    """The cotangent of `v` from the cotangent `g` of `np.diag(v, k)`."""
+    if np.ndim(v) == 1:
+        return np.diagonal(g, k)
+    return undiagonal(g, v, k)
+
+
+def untake(g, x, index, axis=None):
+    """The cotangent of `x` from the cotangent `g` of `x[index]`, where `index` (from
+    `take_index` or `repeat_index`) selects along `axis`, or in `x` flattened when
+    `axis` is None."""
+    if axis is None:
+        return reshape_like(unindex(g, np.ravel(x), index), x)
+    return unindex(g, x, index)
+
+
+def untile(g, x, reps):
+    """The cotangent of `x` from the cotangent `g` of `np.tile(x, reps)`: the sum of the tiles."""
+    if any_zero(g, x):
+        return ZERO
+    tiles = tiled_shape(np.shape(x), reps)
+    summed = np.sum(np.reshape(g, tiles), axis=tuple(range(0, len(tiles), 2)))
+    return np.reshape(summed, np.shape(x))
+
+
+def undiff(g, n=1, axis=-1):
+    """The cotangent of `a` from the cotangent `g` of `np.diff(a, n, axis)`."""
+    if g is ZERO:
+        return ZERO
+    return pow(-1, n) * np.diff(np.pad(g, axis_padding(np.ndim(g), axis, n)), n, axis)
+
+
+def unpad(g, x, pad_width, mode="constant"):
+    """The cotangent of `x` from the cotangent `g` of `np.pad(x, pad_width, mode)`."""
+    if any_zero(g, x):
+        return ZERO
+    index = pad_index(np.shape(x), pad_width, mode)
+    if mode == "constant":
+        return g[index]
+    return unindex(g, x, index)
+
+
+# Non-differentiable bookkeeping: indices and shapes.
+
+
+def take_index(shape, indices, axis=None, mode="raise"):
+    """The index selecting `np.take(x, indices, axis, mode=mode)` from an `x` of
+    `shape` (from `x` flattened when `axis` is None)."""
+    length = int(np.prod(shape)) if axis is None else shape[axis]
+    if mode == "clip":
+        indices = np.clip(indices, 0, length - 1)
+    else:
+        indices = np.asarray(indices) % length
+    return (slice(None),) * (0 if axis is None else axis % len(shape)) + (indices,)
+
+
+def repeat_index(shape, repeats, axis=None):
+    """The index selecting `np.repeat(x, repeats, axis)` from an `x` of `shape`
+    (from `x` flattened when `axis` is None)."""
+    length = int(np.prod(shape)) if axis is None else shape[axis]
+    return take_index(shape, np.repeat(np.arange(length), repeats), axis)
+
+
+def along_axis(indices, shape, axis=-1):
+    """The index selecting `np.take_along_axis(x, indices, axis)` from an `x` of `shape`."""
+    if axis is None:
+        return np.unravel_index(indices, shape)
+    result_shape = list(shape)
+    result_shape[axis] = np.shape(indices)[axis]
+    index = list(np.indices(result_shape, sparse=True))
+    index[axis] = indices
+    return tuple(index)
+
+
+def tiled_shape(shape, reps):
+    """The shape of `np.tile(x, reps)`, for an `x` of `shape`, split into
+    `(reps[0], shape[0], reps[1], shape[1], ...)`."""
+    reps = tuple(np.atleast_1d(reps))
+    ndim = max(len(shape), len(reps))
+    shape = (1,) * (ndim - len(shape)) + tuple(shape)
+    reps = (1,) * (ndim - len(reps)) + reps
+    return tuple(n for pair in zip(reps, shape) for n in pair)
+
+
+def axis_padding(ndim, axis, width):
+    """The `pad_width` of `np.pad` adding `width` elements at both ends of `axis`."""
+    widths = [(0, 0)] * ndim
+    widths[axis] = (width, width)
+    return widths
+
+
+_COPYING_PAD_MODES = ("edge", "reflect", "symmetric", "wrap")
+
+
+def pad_index(shape, pad_width, mode="constant"):
+    """For `np.pad(x, pad_width, mode)` of an `x` of `shape`: in constant mode the
+    slices of the result that hold `x`, in the modes that copy elements of `x` the
+    index of `x` that gives the result."""
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=int), (len(shape), 2))
+    if mode == "constant":
+        return tuple(slice(before, before + n) for (before, _), n in zip(widths, shape))
+    if mode not in _COPYING_PAD_MODES:
+        raise TypeError(f"the derivative rule of numpy.pad covers the modes constant, "
+                        f"{', '.join(_COPYING_PAD_MODES)}, not {mode!r}")
+    return np.ix_(*[np.pad(np.arange(n), tuple(w), mode=mode) for n, w in zip(shape, widths)])
+
+
+def joined_parts(z, xs, axis):
+    """The parts of `z` that the arrays `xs` became when `np.vstack`, `np.hstack`,
+    `np.dstack` or `np.column_stack` joined them along `axis` (after giving them unit
+    axes): arrays of the shapes `np.concatenate` joined."""
+    across = np.size(z) // max(np.shape(z)[axis], 1)
+    ends = np.cumsum([np.size(x) // max(across, 1) for x in xs])[:-1]
+    return np.split(z, ends, axis=axis)
+
+
+def horizontal_axis(x):
+    """The axis along which `np.hstack` joins and `np.hsplit` splits: 0 for vectors, else 1."""
+    return 0 if np.ndim(x) <= 1 else 1
+
+
+def rolled_axis(ndim, axis, start=0):
+    """Where `np.rollaxis(x, axis, start)` moves `axis` of an `x` of rank `ndim`."""
+    start = start + ndim if start < 0 else start
+    return start - 1 if axis % ndim < start else start
+
+
+def linspace_fractions(num, endpoint, axis, ndim):
+    """How far each point of `np.linspace(start, stop, num, endpoint, axis=axis)` lies
+    from start toward stop (0 to 1), shaped to broadcast against the result (of rank `ndim`)."""
+    shape = [1] * ndim
+    shape[axis] = num
+    return np.reshape(np.linspace(0.0, 1.0, num, endpoint=endpoint), shape)

@@ -295,23 +295,28 @@ def generated_functions(fn, param_kinds):
 # -- primitives called through values ------------------------------------------------
 
 
-def primitive_wrapper(primitive):
+def primitive_wrapper(primitive, count=None):
     """A one-line Python function calling `primitive`, for `forward` to transform.
 
     Its parameters are the primitive's as its derivative rule declares them,
     except `out` (results written into an argument are not supported);
     required and positional-only ones are passed by position, the others by
-    keyword.
+    keyword. Given `count`, the number of positional arguments of a call, a
+    `*args` parameter becomes that many parameters, so that the wrapper calls
+    the primitive with a fixed number of arguments.
     """
-    wrapper = _WRAPPERS.get(rules._key(primitive))
+    key = (rules._key(primitive), count)
+    wrapper = _WRAPPERS.get(key)
     if wrapper is None:
-        wrapper = _WRAPPERS[rules._key(primitive)] = _make_wrapper(primitive)
+        wrapper = _WRAPPERS[key] = _make_wrapper(primitive, count)
     return wrapper
 
 
-def _make_wrapper(primitive):
+def _make_wrapper(primitive, count):
     params = [p for p in rules.rule_for(primitive).signature.parameters.values()
               if p.name != "out"]
+    if count is not None:
+        params = _expand_varargs(params, count)
     name = re.sub(r"\W", "_", getattr(primitive, "__name__", "primitive"))
     call = ", ".join(_wrapper_argument(p) for p in params)
     text = f"def {name}{inspect.Signature(params)}:\n    return primitive({call})\n"
@@ -320,6 +325,21 @@ def _make_wrapper(primitive):
     namespace = {"primitive": primitive}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]
+
+
+def _expand_varargs(params, count):
+    """`params` with `*name` replaced by positional-only `name0, name1, ...` for a
+    call with `count` positional arguments (unless earlier parameters have defaults)."""
+    kinds = [p.kind for p in params]
+    if inspect.Parameter.VAR_POSITIONAL not in kinds:
+        return params
+    star = kinds.index(inspect.Parameter.VAR_POSITIONAL)
+    if any(p.default is not p.empty for p in params[:star]):
+        return params
+    head = [p.replace(kind=p.POSITIONAL_ONLY) for p in params[:star]]
+    items = [inspect.Parameter(f"{params[star].name}{i}", inspect.Parameter.POSITIONAL_ONLY)
+             for i in range(max(count - star, 0))]
+    return head + items + params[star + 1:]
 
 
 def _wrapper_argument(param):

@@ -1,4 +1,11 @@
-"""NumPy's elementwise functions (ufuncs), selection and clipping."""
+"""NumPy's elementwise functions (ufuncs), selection and clipping.
+
+The rules of the linear ones apply them to the cotangent: `deg2rad`, `rad2deg`, and
+`real`, `imag` and `conjugate`, which on real arguments are the identity, zero and
+the identity.
+"""
+
+import math
 
 import numpy as np
 
@@ -36,6 +43,12 @@ def arctan(z, x, /):
     d[x] = d[z] / (1.0 + x * x)
 
 
+@adjoint(np.arctan2, result="elementwise")
+def arctan2(z, y, x, /):
+    d[y] = unbroadcast(d[z] * x / (x * x + y * y), y)
+    d[x] = unbroadcast(-d[z] * y / (x * x + y * y), x)
+
+
 @adjoint(np.sinh, result="elementwise")
 def sinh(z, x, /):
     d[x] = d[z] * np.cosh(x)
@@ -51,6 +64,36 @@ def tanh(z, x, /):
     d[x] = d[z] * (1.0 - z * z)
 
 
+@adjoint(np.arcsinh, result="elementwise")
+def arcsinh(z, x, /):
+    d[x] = d[z] / np.sqrt(x * x + 1.0)
+
+
+@adjoint(np.arccosh, result="elementwise")
+def arccosh(z, x, /):
+    d[x] = d[z] / np.sqrt(x * x - 1.0)
+
+
+@adjoint(np.arctanh, result="elementwise")
+def arctanh(z, x, /):
+    d[x] = d[z] / (1.0 - x * x)
+
+
+@adjoint(np.deg2rad, np.radians, result="elementwise")
+def deg2rad(z, x, /):
+    d[x] = np.deg2rad(d[z])
+
+
+@adjoint(np.rad2deg, np.degrees, result="elementwise")
+def rad2deg(z, x, /):
+    d[x] = np.rad2deg(d[z])
+
+
+@adjoint(np.sinc, result="elementwise")
+def sinc(z, x):
+    d[x] = d[z] * (np.cos(np.pi * x) - z) / x
+
+
 @adjoint(np.exp, result="elementwise")
 def exp(z, x, /):
     d[x] = d[z] * z
@@ -59,6 +102,11 @@ def exp(z, x, /):
 @adjoint(np.expm1, result="elementwise")
 def expm1(z, x, /):
     d[x] = d[z] * (z + 1.0)
+
+
+@adjoint(np.exp2, result="elementwise")
+def exp2(z, x, /):
+    d[x] = d[z] * z * math.log(2.0)
 
 
 @adjoint(np.log, result="elementwise")
@@ -71,9 +119,36 @@ def log1p(z, x, /):
     d[x] = d[z] / (1.0 + x)
 
 
+@adjoint(np.log2, result="elementwise")
+def log2(z, x, /):
+    d[x] = d[z] / (x * math.log(2.0))
+
+
+@adjoint(np.log10, result="elementwise")
+def log10(z, x, /):
+    d[x] = d[z] / (x * math.log(10.0))
+
+
+@adjoint(np.logaddexp, result="elementwise")
+def logaddexp(z, x, y, /):
+    d[x] = unbroadcast(d[z] * np.exp(x - z), x)
+    d[y] = unbroadcast(d[z] * np.exp(y - z), y)
+
+
+@adjoint(np.logaddexp2, result="elementwise")
+def logaddexp2(z, x, y, /):
+    d[x] = unbroadcast(d[z] * np.exp2(x - z), x)
+    d[y] = unbroadcast(d[z] * np.exp2(y - z), y)
+
+
 @adjoint(np.sqrt, result="elementwise")
 def sqrt(z, x, /):
     d[x] = d[z] / (2.0 * z)
+
+
+@adjoint(np.cbrt, result="elementwise")
+def cbrt(z, x, /):
+    d[x] = d[z] / (3.0 * z * z)
 
 
 @adjoint(np.square, result="elementwise")
@@ -81,9 +156,10 @@ def square(z, x, /):
     d[x] = d[z] * 2.0 * x
 
 
-@adjoint(np.absolute, result="elementwise")
-def absolute(z, x, /):
-    d[x] = d[z] * np.sign(x)
+@adjoint(np.hypot, result="elementwise")
+def hypot(z, x, y, /):
+    d[x] = unbroadcast(d[z] * x / z, x)
+    d[y] = unbroadcast(d[z] * y / z, y)
 
 
 @adjoint(np.reciprocal, result="elementwise")
@@ -91,10 +167,38 @@ def reciprocal(z, x, /):
     d[x] = -d[z] * z * z
 
 
-@adjoint(np.maximum, np.minimum, result="elementwise")
+
+
+@adjoint(np.absolute, np.fabs, result="elementwise")
+def absolute(z, x, /):
+    d[x] = d[z] * np.sign(x)
+
+
+@adjoint(np.fmod, result="elementwise")
+def fmod(z, x, y, /):
+    d[x] = unbroadcast(d[z], x)
+    d[y] = unbroadcast(-d[z] * np.trunc(x / y), y)
+
+
+@adjoint(np.maximum, np.minimum, np.fmax, np.fmin, result="elementwise")
 def maximum(z, x, y, /):
     d[x] = unbroadcast(d[z] * tie_share(x, z, y), x)
     d[y] = unbroadcast(d[z] * tie_share(y, z, x), y)
+
+
+@adjoint(np.real, np.ndarray.real, result="elementwise")
+def real(z, val):
+    d[val] = np.real(d[z])
+
+
+@adjoint(np.imag, np.ndarray.imag, result="elementwise")
+def imag(z, val):
+    d[val] = np.imag(d[z])
+
+
+@adjoint(np.conjugate, np.ndarray.conjugate, np.ndarray.conj, result="elementwise")
+def conjugate(z, x, /):
+    d[x] = np.conjugate(d[z])
 
 
 @adjoint(np.where, result="array")

@@ -1,15 +1,49 @@
-"""Products: dot, matmul (`@` is in python_operators), outer."""
+"""Products, contractions and numpy.linalg (`@` and np.matmul are in python_operators).
+
+Matrix functions work on stacks of matrices (the last two axes), as NumPy's do.
+"""
 
 import numpy as np
 
+from pullback import linalg
 from pullback.cotangents import (
     dot_left,
     dot_right,
     reshape_like,
     tensordot_left,
     tensordot_right,
+    unbroadcast,
+    unreduce,
 )
-from pullback.rules import adjoint, d
+from pullback.kinds import ARRAY, sequence
+from pullback.linalg import (
+    as_columns,
+    cross_left,
+    cross_right,
+    diagonal_mask,
+    fold_triangle,
+    from_columns,
+    hermitian_cotangent,
+    hermitian_matrix,
+    inner_axes,
+    inverse_gaps,
+    kron_blocks,
+    kron_spec,
+    lower_half,
+    matrix_transpose,
+    norm_gradient,
+    solve_transposed,
+    svd_cotangents,
+    svd_factors,
+    transposed_if,
+    uneinsum,
+)
+from pullback.rules import adjoint, d, nondifferentiable
+
+
+def _two_arrays(*kinds):
+    """The kind of the named pairs `eigh` and `slogdet` return."""
+    return sequence(tuple, [ARRAY, ARRAY])
 
 
 @adjoint(np.dot, np.ndarray.dot, result="array")
@@ -18,8 +52,15 @@ def dot(z, a, b, out=None):
     d[b] = dot_right(d[z], a, b)
 
 
-@adjoint(np.tensordot, result="array")
-def tensordot(z, a, b, axes=2):
+@adjoint(np.vdot, result="scalar")
+def vdot(z, a, b, /):
+    d[a] = d[z] * reshape_like(b, a)
+    d[b] = d[z] * reshape_like(a, b)
+
+
+@adjoint(np.inner, result="array")
+def inner(z, a, b, /):
+    axes = inner_axes(a, b)
     d[a] = tensordot_left(d[z], a, b, axes)
     d[b] = tensordot_right(d[z], a, b, axes)
 
@@ -28,3 +69,134 @@ def tensordot(z, a, b, axes=2):
 def outer(z, a, b, out=None):
     d[a] = reshape_like(np.dot(d[z], np.ravel(b)), a)
     d[b] = reshape_like(np.dot(np.ravel(a), d[z]), b)
+
+
+@adjoint(np.tensordot, result="array")
+def tensordot(z, a, b, axes=2):
+    d[a] = tensordot_left(d[z], a, b, axes)
+    d[b] = tensordot_right(d[z], a, b, axes)
+
+
+@adjoint(np.einsum, result="array")
+def einsum(z, subscripts, *operands, out=None, optimize=False, dtype=None, order="K",
+           casting="safe"):
+    d[operands] = uneinsum(d[z], subscripts, operands)
+
+
+@adjoint(linalg.einsum_of, result="array")
+def einsum_of(z, subscripts, operands):
+    d[operands] = uneinsum(d[z], subscripts, operands)
+
+
+@adjoint(np.kron, result="array")
+def kron(z, a, b):
+    blocks = np.reshape(d[z], kron_blocks(a, b))
+    d[a] = np.einsum(kron_spec(a, b, True), blocks, b)
+    d[b] = np.einsum(kron_spec(a, b, False), blocks, a)
+
+
+@adjoint(np.cross, result="array")
+def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    d[a] = cross_left(d[z], a, b, axisa, axisb, axisc, axis)
+    d[b] = cross_right(d[z], a, b, axisa, axisb, axisc, axis)
+
+
+@adjoint(np.trace, np.ndarray.trace, result="array")
+def trace(z, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    d[a] = np.expand_dims(d[z], (axis1, axis2)) * diagonal_mask(a, offset, axis1, axis2)
+
+
+@adjoint(np.linalg.inv, result="array")
+def inv(z, a):
+    zt = matrix_transpose(z)
+    d[a] = -(zt @ d[z] @ zt)
+
+
+@adjoint(np.linalg.pinv, result="array")
+def pinv(z, a, rcond=None, hermitian=False, *, rtol=None):
+    m = hermitian_matrix(a, hermitian)
+    zt = matrix_transpose(z)
+    gt = matrix_transpose(d[z])
+    gm = -(zt @ d[z] @ zt) + (gt - m @ (z @ gt)) @ (z @ zt) + (zt @ z) @ (gt - gt @ z @ m)
+    d[a] = hermitian_cotangent(gm, hermitian)
+
+
+@adjoint(np.linalg.det, result="array")
+def det(z, a):
+    d[a] = np.expand_dims(d[z] * z, (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+
+
+@adjoint(np.linalg.slogdet, result=_two_arrays)
+def slogdet(z, a):
+    d[a] = np.expand_dims(d[z][1], (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+
+
+@adjoint(np.linalg.solve, result="array")
+def solve(z, a, b):
+    gb = solve_transposed(a, as_columns(d[z], b))
+    d[a] = unbroadcast(-gb @ matrix_transpose(as_columns(z, b)), a)
+    d[b] = unbroadcast(from_columns(gb, b), b)
+
+
+@adjoint(np.linalg.cholesky, result="array")
+def cholesky(z, a, /, *, upper=False):
+    """Murray, Differentiation of the Cholesky decomposition (2016), folded onto the
+    triangle NumPy reads."""
+    low = transposed_if(z, upper)
+    phi = lower_half(matrix_transpose(low) @ transposed_if(d[z], upper))
+    s = matrix_transpose(solve_transposed(low, matrix_transpose(solve_transposed(low, phi))))
+    d[a] = fold_triangle(s, upper)
+
+
+@adjoint(np.linalg.eigh, result=_two_arrays)
+def eigh(z, a, UPLO="L"):
+    """Distinct eigenvalues; folded onto the triangle NumPy reads."""
+    v = z[1]
+    vt = matrix_transpose(v)
+    g = (v * np.expand_dims(d[z][0], -2) + v @ (inverse_gaps(z[0]) * (vt @ d[z][1]))) @ vt
+    d[a] = fold_triangle(g, UPLO)
+
+
+@adjoint(np.linalg.svd)
+def svd(z, a, full_matrices=True, compute_uv=True, hermitian=False):
+    """Townsend, Differentiating the singular value decomposition (2016): distinct,
+    nonzero singular values."""
+    usv = svd_factors(z, a, full_matrices, compute_uv, hermitian)
+    g = svd_cotangents(d[z], compute_uv)
+    u = usv[0]
+    ut = matrix_transpose(u)
+    s = np.expand_dims(usv[1], -2)
+    vh = usv[2]
+    vt = matrix_transpose(vh)
+    gu = g[0]
+    gvh = g[2]
+    f = inverse_gaps(usv[1] ** 2)
+    core = f * (ut @ gu - matrix_transpose(gu) @ u) * s + matrix_transpose(s) * f * (
+        vh @ matrix_transpose(gvh) - gvh @ vt)
+    left = u @ core + u * np.expand_dims(g[1], -2) + (gu - u @ (ut @ gu)) / s
+    d[a] = hermitian_cotangent(left @ vh + (u / s) @ (gvh - gvh @ vt @ vh), hermitian)
+
+
+@adjoint(np.linalg.norm, result="array")
+def norm(z, x, ord=None, axis=None, keepdims=False):
+    d[x] = unreduce(d[z], x, axis, keepdims) * norm_gradient(x, z, ord, axis, keepdims)
+
+
+@adjoint(linalg.matrix_transpose, result="array")
+def matrix_transpose_(z, x):
+    d[x] = matrix_transpose(d[z])
+
+
+@adjoint(linalg.as_columns, result="array")
+def as_columns_(z, x, b):
+    d[x] = from_columns(d[z], b)
+
+
+@adjoint(linalg.from_columns, result="array")
+def from_columns_(z, h, b):
+    d[h] = as_columns(d[z], b)
+
+
+nondifferentiable(linalg.inner_axes, linalg.diagonal_mask, linalg.kron_blocks, linalg.kron_spec,
+                  linalg.einsum_transpose, linalg.norm_axes, linalg.extreme_sums,
+                  linalg.strict_triangle)

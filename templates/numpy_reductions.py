@@ -1,12 +1,13 @@
-"""Reductions along axes: sum, mean, prod, max, min (functions and array methods)."""
+"""Reductions along axes: sum, mean, prod, var, std, max, min, and the cumulative sums
+and products (functions and array methods)."""
 
 import numpy as np
 
 from pullback.cotangents import (
-    euclidean,
     extremum_share,
     product_of_others,
     reduced_size,
+    uncumsum,
     unreduce,
 )
 from pullback.rules import adjoint, d
@@ -27,11 +28,33 @@ def prod(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * product_of_others(a, axis)
 
 
+@adjoint(np.var, np.ndarray.var, result="array")
+def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    d[a] = unreduce(2.0 * d[z], a, axis, keepdims) * centered / (reduced_size(a, z) - ddof)
+
+
+@adjoint(np.std, np.ndarray.std, result="array")
+def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+    centered = a - np.mean(a, axis=axis, keepdims=True)
+    d[a] = unreduce(d[z] / z, a, axis, keepdims) * centered / (reduced_size(a, z) - ddof)
+
+
 @adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result="array")
 def max_(z, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * extremum_share(a, z, axis, keepdims)
 
 
-@adjoint(np.linalg.norm, result="array")
-def norm(z, x, ord=None, axis=None, keepdims=False):
-    d[x] = unreduce(d[z] / euclidean(z, ord, x, axis), x, axis, keepdims) * x
+@adjoint(np.cumsum, np.ndarray.cumsum, result="array")
+def cumsum(z, a, axis=None, dtype=None, out=None):
+    d[a] = uncumsum(d[z], a, axis)
+
+
+@adjoint(np.cumprod, np.ndarray.cumprod, result="array")
+def cumprod(z, a, axis=None, dtype=None, out=None):
+    d[a] = uncumsum(d[z] * z, a, axis) / a
+
+
+@adjoint(uncumsum)
+def uncumsum_(z, g, x, axis=None):
+    d[g] = np.cumsum(d[z], axis)

@@ -41,9 +41,9 @@ def divide(z, x, y):
     d[y] = unbroadcast(-d[z] * z / y, y)
 
 
-@adjoint(operator.pow, np.power, pow, result="elementwise")
+@adjoint(operator.pow, np.power, np.float_power, pow, result="elementwise")
 def power(z, x, y):
-    d[x] = unbroadcast(d[z] * y * x ** (y - 1), x)
+    d[x] = unbroadcast(d[z] * y * x ** np.where(y, y - 1, 1.0), x)
     d[y] = unbroadcast(d[z] * z * np.log(np.where(x == 0, 1.0, x)), y)
 
 

@@ -51,7 +51,7 @@ GOLDEN_SCALED = """
         def scaled_pullback(dout):
             # test_source.py:{1}: return x ** n * 3.0
             dx_pow_n = dout * 3.0
-            dx = dx_pow_n * n * x ** (n - 1)
+            dx = dx_pow_n * n * x ** np.where(n, n - 1, 1.0)
             return (ZERO, dx, ZERO)
         return (out, scaled_pullback)
 """
