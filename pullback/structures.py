@@ -338,10 +338,7 @@ def take_index(shape, indices, axis=None, mode="raise"):
     """The index selecting `np.take(x, indices, axis, mode=mode)` from an `x` of
     `shape` (from `x` flattened when `axis` is None)."""
     length = int(np.prod(shape)) if axis is None else shape[axis]
-    if mode == "clip":
-        indices = np.clip(indices, 0, length - 1)
-    else:
-        indices = np.asarray(indices) % length
+    indices = np.clip(indices, 0, length - 1) if mode == "clip" else np.asarray(indices) % length
     return (slice(None),) * (0 if axis is None else axis % len(shape)) + (indices,)
 
 
