@@ -308,7 +308,7 @@ def check_gradient_call(fn, args, positions):
         if not kinds.of_value(args[i]).active:
             raise TypeError(
                 f"grad of {fn.__qualname__} with respect to argument {i}, of type "
-                f"{type(args[i]).__name__}: only floats, complex numbers, inexact arrays "
+                f"{type(args[i]).__name__}: only floats, real inexact arrays "
                 "and containers of them have gradients (pullback.vjp gives ZERO for others)"
             )
     return {calls.parameter_at(calls.signature(fn), i) for i in positions}
@@ -342,7 +342,7 @@ def check_supported(fn, position, value):
         elif not isinstance(value, _LEAF_TYPES) and not callable(value):
             raise TypeError(
                 f"argument {position} of {fn.__qualname__} contains a "
-                f"{type(value).__name__}: pullback differentiates floats, complex numbers, "
+                f"{type(value).__name__}: pullback differentiates floats, "
                 "NumPy arrays, objects with attributes and tuples, lists and dicts of them")
 
 

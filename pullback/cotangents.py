@@ -171,9 +171,18 @@ def normalize_axis(axis, ndim):
     return tuple(a % ndim if ndim else a for a in axes)
 
 
-def reduced_size(x, z):
-    """How many elements of `x` were reduced into each element of `z`."""
-    return np.size(x) // max(np.size(z), 1)
+def reduced_size(x, z, axis=None, where=True):
+    """How many elements of `x` were reduced into each element of `z`: all of them,
+    or those where the `where=` mask of the reduction holds (then shaped with the
+    reduced axes kept)."""
+    if where is True:
+        return np.size(x) // max(np.size(z), 1)
+    return np.sum(np.broadcast_to(where, np.shape(x)), axis=axis, keepdims=True)
+
+
+def degrees_of_freedom(x, z, axis=None, ddof=0, correction=None, where=True):
+    """The divisor of `np.var(x, axis, ddof=ddof, correction=correction, where=where)`."""
+    return reduced_size(x, z, axis, where) - (ddof if correction is None else correction)
 
 
 def extremum_share(x, z, axis=None, keepdims=False):
@@ -229,6 +238,29 @@ def uncumsum(g, x, axis=None):
     return np.reshape(np.flip(np.cumsum(np.flip(g, axis), axis), axis), np.shape(x))
 
 
+def uncumprod(g, x, axis=None):
+    """The cotangent of `x` from the cotangent `g` of `z = np.cumprod(x, axis)`.
+
+    Element j gets the sum over i >= j of g[i] times the product of x[:i + 1]
+    without x[j]: `uncumsum(g * z) / x` when `x` has no zeros, else that sum
+    computed directly (exact with zeros, quadratic in the length of `axis`).
+    Written in the Python pullback transforms, so it needs no rule of its own.
+    """
+    if any_zero(g, x):
+        return ZERO
+    if np.all(x != 0):
+        return uncumsum(g * np.cumprod(x, axis), x, axis) / x
+    position = -1 if axis is None else axis
+    along = np.moveaxis(np.ravel(x) if axis is None else x, position, -1)
+    length = np.shape(along)[-1]
+    without = np.where(np.eye(length, dtype=bool), 1.0, np.expand_dims(along, -2))
+    partial = np.cumprod(without, axis=-1) * np.triu(np.ones((length, length)))
+    weights = np.expand_dims(np.moveaxis(np.reshape(g, np.shape(along)) if axis is None else g,
+                                         position, -1), -2)
+    summed = np.sum(partial * weights, axis=-1)
+    return np.reshape(np.moveaxis(summed, -1, position), np.shape(x))
+
+
 def reduction_order(ndim, axis):
     """The axes permutation moving the reduced axes last, and its inverse."""
     axes = normalize_axis(tuple(range(ndim)) if axis is None else axis, ndim)
@@ -257,8 +289,8 @@ def any_zero(*values):
 
 def select(keep, g):
     """`g` where `keep` holds, zero elsewhere."""
-    if g is ZERO:
-        return ZERO
+    if g is ZERO or keep is True:
+        return g
     return np.where(keep, g, 0.0)
 
 
@@ -267,13 +299,16 @@ def tie_share(x, z, y):
     return (x == z) / (1.0 + (x == y))
 
 
-def within(a, lo, hi):
-    """Where `np.clip(a, lo, hi)` passes `a` through; `lo` or `hi` may be None."""
+def within(a, a_min=None, a_max=None, min=None, max=None):
+    """Where `np.clip(a, a_min, a_max, min=min, max=max)` passes `a` through; any
+    bound may be None (NumPy >= 2.1 takes the bounds by either pair of names)."""
     keep = np.ones(np.shape(a), dtype=bool)
-    if lo is not None:
-        keep = keep & (a >= lo)
-    if hi is not None:
-        keep = keep & (a <= hi)
+    for lower in (a_min, min):
+        if lower is not None:
+            keep = keep & (a >= lower)
+    for upper in (a_max, max):
+        if upper is not None:
+            keep = keep & (a <= upper)
     return keep
 
 
@@ -411,6 +446,11 @@ def materialize(ct, x):
         return ZERO
     if ct is ZERO:
         ct = 0.0
+    elif np.iscomplexobj(ct):
+        raise TypeError(
+            "a complex cotangent reached a real argument: the function computes with complex "
+            "values, and pullback's derivative rules are written for real values "
+            "(see docs/rules.md)")
     if isinstance(x, np.ndarray):
         ct = np.broadcast_to(np.asarray(ct, dtype=x.dtype), x.shape)
         return ct if ct.flags.writeable else ct.copy()

@@ -45,7 +45,8 @@ nondifferentiable(
     np.ndarray.argmax, np.ndarray.argmin,
     # pullback's own masks, counts, shapes and bookkeeping
     cotangents.extremum_share, cotangents.tie_share, cotangents.within,
-    cotangents.reduced_size, cotangents.broadcast_axes, cotangents.normalize_axis,
+    cotangents.reduced_size, cotangents.degrees_of_freedom, cotangents.broadcast_axes,
+    cotangents.normalize_axis,
     cotangents.reduction_order, cotangents.pair_shape, cotangents.inverse_permutation,
     cotangents.dot_axes_left, cotangents.dot_axes_right, cotangents.tensordot_layout,
     cotangents.is_differentiable, cotangents.any_zero, slice, getattr,

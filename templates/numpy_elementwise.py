@@ -207,8 +207,12 @@ def where(z, condition, x, y, /):
     d[y] = unbroadcast(select(np.logical_not(condition), d[z]), y)
 
 
-@adjoint(np.clip, result="array")
-def clip(z, a, a_min, a_max):
-    d[a] = unbroadcast(select(within(a, a_min, a_max), d[z]), a)
+# `np.clip(a, lo, hi)` and `a.clip(lo, hi)` bind the bounds alike; NumPy >= 2.1 also
+# names them `min` and `max` in `np.clip`.
+@adjoint(np.clip, np.ndarray.clip, result="array")
+def clip(z, a, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    d[a] = unbroadcast(select(within(a, a_min, a_max, min, max), d[z]), a)
     d[a_min] = unbroadcast(select(a < a_min, d[z]), a_min)
     d[a_max] = unbroadcast(select(a > a_max, d[z]), a_max)
+    d[min] = unbroadcast(select(a < min, d[z]), min)
+    d[max] = unbroadcast(select(a > max, d[z]), max)

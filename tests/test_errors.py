@@ -55,7 +55,7 @@ def out_argument(x):
 
 
 def unknown_keyword(x):
-    return np.sum(x, where=x > 0)
+    return np.max(x, initial=0.0)
 
 
 def undefined_name(x):
@@ -90,7 +90,7 @@ REFUSED = [  # the function, the message, the line of the refused construct belo
     (no_rule, r"no derivative rule for numpy\.fft.*pullback\.adjoint", 1),
     (no_rule_for_a_dropped_effect, r"calling np\.random\.shuffle without using", 1),
     (out_argument, "keyword argument 'out'", 2),
-    (unknown_keyword, "unexpected keyword argument 'where'", 1),
+    (unknown_keyword, "unexpected keyword argument 'initial'", 1),
     (undefined_name, "name 'undefined_function' is not defined", 1),
     (unknown_array_method, "NumPy arrays have no method .frobnicate", 1),
     (calls_a_refused_function, "a with statement", 1),

@@ -84,6 +84,20 @@ def test_complex_arguments_are_refused():
         pullback.vjp(np.sum, np.ones(2, dtype=complex))
 
 
+def phase_magnitude(x):
+    return np.sum(np.abs(np.exp(1j * x) * x))
+
+
+def real_part_of_rotation(x):
+    return np.sum(np.real(np.exp(1j * x)))
+
+
+@pytest.mark.parametrize("fn", [phase_magnitude, real_part_of_rotation])
+def test_complex_intermediate_values_are_refused(fn):
+    with pytest.raises(TypeError, match="complex cotangent reached a real argument"):
+        pullback.grad(fn)(np.array([0.7, -0.3]))
+
+
 def test_example_runs(capsys):
     runpy.run_path(os.path.join(ROOT, "examples", "custom_rules.py"), run_name="__main__")
     assert "grad logsumexp at 1000: [0.09003057 0.24472847 0.66524096]" in capsys.readouterr().out
