@@ -46,7 +46,7 @@ def back_to_arguments(fn, args, pullback):
 
     def back(ct):
         cts = calls.by_argument(signature, args, {}, pullback(records.internal(ct)))
-        return cotangents.materialize_all(cts[1:], args)
+        return cotangents.materialize_all(cts[1:], args, held=ct)
 
     return back
 
@@ -81,7 +81,7 @@ def value_and_grad(f, argnums=0):
         out, pullback = forward(*args, **kwargs)
         cts = calls.by_argument(calls.signature(fn), args, kwargs, pullback(seed(fn, out)))
         grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
-                                           calls.pick(args, positions))
+                                           calls.pick(args, positions), held=args)
         return out, grads[0] if isinstance(argnums, int) else grads
 
     named_after(value_and_gradient, fn)

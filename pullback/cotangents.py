@@ -421,27 +421,31 @@ def tensordot_layout(ndim_a, ndim_b, axes, left):
     return contract, tuple(np.argsort(placed))
 
 
-def materialize(ct, x):
+def materialize(ct, x, taken=None):
     """Cotangent `ct` as a concrete value shaped like `x`: `ZERO` becomes zeros.
 
     Used where cotangents leave pullback for the user: the cotangent of a float
-    is a float, of an array a writable array of its shape and dtype, of a
-    tuple/list/dict a tuple/list/dict, of a closure the tuple of the
-    cotangents of its free variables, of an object (see `records`) a copy
-    whose differentiable fields hold their cotangents; non-differentiable
-    leaves stay `ZERO`.
+    is a float, of an array a writable array of its shape and dtype that nothing
+    else holds, of a tuple/list/dict a tuple/list/dict, of a closure the tuple
+    of the cotangents of its free variables, of an object (see `records`) a
+    copy whose differentiable fields hold their cotangents; non-differentiable
+    leaves stay `ZERO`. Arrays are returned as computed unless they may share
+    memory with one of the arrays `taken` (to which they are added).
     """
+    taken = [] if taken is None else taken
     if isinstance(x, types.FunctionType):
-        return materialize(ct, tuple(scopes.cell_values(x))) if x.__closure__ else ZERO
+        if not x.__closure__:
+            return ZERO
+        return materialize(ct, tuple(scopes.cell_values(x)), taken)
     if records.is_record(x):
-        return _materialize_record(ct, x)
+        return _materialize_record(ct, x, taken)
     if isinstance(x, (tuple, list)):
         cts = [ZERO] * len(x) if ct is ZERO else ct
-        items = [materialize(c, xi) for c, xi in zip(cts, x)]
+        items = [materialize(c, xi, taken) for c, xi in zip(cts, x)]
         return items if isinstance(x, list) else tuple(items)
     if isinstance(x, dict):
         cts = {} if ct is ZERO else ct
-        return {k: materialize(cts.get(k, ZERO), v) for k, v in x.items()}
+        return {k: materialize(cts.get(k, ZERO), v, taken) for k, v in x.items()}
     if not is_differentiable(x):
         return ZERO
     if ct is ZERO:
@@ -452,12 +456,22 @@ def materialize(ct, x):
             "values, and pullback's derivative rules are written for real values "
             "(see docs/rules.md)")
     if isinstance(x, np.ndarray):
-        ct = np.broadcast_to(np.asarray(ct, dtype=x.dtype), x.shape)
-        return ct if ct.flags.writeable else ct.copy()
+        return _own_array(ct, x, taken)
     return type(x)(ct)
 
 
-def _materialize_record(ct, x):
+def _own_array(ct, x, taken):
+    """`ct` as an array of `x`'s shape and dtype for the user: an array the
+    pullback computed is returned as it is, unless it may share memory with one
+    in `taken` (the user's arguments and cotangent, the arrays already returned)."""
+    if not (type(ct) is np.ndarray and ct.shape == x.shape and ct.dtype == x.dtype
+            and ct.flags.writeable and not any(np.may_share_memory(ct, t) for t in taken)):
+        ct = np.array(np.broadcast_to(np.asarray(ct, dtype=x.dtype), x.shape))
+    taken.append(ct)
+    return ct
+
+
+def _materialize_record(ct, x, taken):
     """A copy of record `x` whose differentiable fields hold their cotangents."""
     items = records.fields(x)
     if records.is_named_tuple(x):
@@ -466,15 +480,29 @@ def _materialize_record(ct, x):
         cts = {} if ct is ZERO else ct
     values = {}
     for name, value in items.items():
-        ct_value = materialize(cts.get(name, ZERO), value)
+        ct_value = materialize(cts.get(name, ZERO), value, taken)
         if ct_value is not ZERO:
             values[name] = ct_value
     return records.rebuild(x, values)
 
 
-def materialize_all(cts, xs):
-    """`materialize` for each cotangent of `cts` and value of `xs`, as a tuple."""
-    return tuple(materialize(ct, x) for ct, x in zip(cts, xs))
+def materialize_all(cts, xs, held=None):
+    """`materialize` for each cotangent of `cts` and value of `xs`, as a tuple;
+    no two share memory, nor any with the arrays of `xs` or of `held` (the
+    cotangent the user passed in)."""
+    taken = list(_arrays(xs)) + list(_arrays(held))
+    return tuple(materialize(ct, x, taken) for ct, x in zip(cts, xs))
+
+
+def _arrays(value):
+    if isinstance(value, np.ndarray):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            yield from _arrays(item)
+    elif isinstance(value, dict):
+        for item in value.values():
+            yield from _arrays(item)
 
 
 def is_differentiable(x):

@@ -9,6 +9,8 @@ from pullback.kinds import concatenation
 from pullback.rules import adjoint, d
 from pullback.structures import unconcat, unindex
 
+from .numpy_versions import numpy_functions
+
 
 @adjoint(operator.add, np.add, result="elementwise")
 def add(z, x, y):
@@ -63,7 +65,7 @@ def positive(z, x):
     d[x] = d[z]
 
 
-@adjoint(operator.matmul, np.matmul, result="array")
+@adjoint(operator.matmul, np.matmul, *numpy_functions("linalg.matmul"), result="array")
 def matmul(z, x, y):
     d[x] = matmul_left(d[z], x, y)
     d[y] = matmul_right(d[z], x, y)
