@@ -211,7 +211,7 @@ def differentiable(fn):
     return fn
 
 
-def source(f, *args, stage="optimized", argnums=None):
+def source(f, *args, stage="optimized", argnums=None, optimize=True):
     """The derivative code pullback generates for `f`, as Python source.
 
     Args:
@@ -224,10 +224,13 @@ def source(f, *args, stage="optimized", argnums=None):
       stage: "optimized" (what runs), "raw" (before optimisation) or "anf"
         (the function in A-normal form).
       argnums: positions of the parameters to differentiate (default: all).
+      optimize: False shows the code before optimisation (as `stage="raw"`).
 
     Returns:
       The source text.
     """
+    if not optimize and stage == "optimized":
+        stage = "raw"
     if stage not in _STAGES:
         raise ValueError(f"stage must be one of {_STAGES}, not {stage!r}")
     fn, order = function_of(f), 1

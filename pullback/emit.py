@@ -85,6 +85,13 @@ class _Renderer:
             if stmt.orelse:
                 self.add("else:", indent, lineno)
                 self.block(stmt.orelse, indent + 1, lineno)
+        elif isinstance(stmt, ast.For):
+            target = ast.unparse(stmt.target).removeprefix("(").removesuffix(")")
+            self.add(f"for {target} in {ast.unparse(stmt.iter)}:", indent, lineno)
+            self.block(stmt.body, indent + 1, lineno)
+        elif isinstance(stmt, ast.While):
+            self.add(f"while {ast.unparse(stmt.test)}:", indent, lineno)
+            self.block(stmt.body, indent + 1, lineno)
         elif isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Tuple):
             elts = stmt.targets[0].elts
             targets = ", ".join(ast.unparse(t) for t in elts) + ("," if len(elts) == 1 else "")

@@ -168,6 +168,29 @@ def unpack(names, value, lineno=None):
     return assign(tuple_(targets, gast.Store()), value, lineno)
 
 
+def for_(target, iterable, body, lineno=None):
+    """`for target in iterable: body`; `target` is a node or a name string."""
+    if isinstance(target, str):
+        target = store(target)
+    node = gast.For(target=target, iter=iterable, body=body, orelse=[], type_comment=None)
+    return located(node, lineno)
+
+
+def while_true(body, lineno=None):
+    """`while True: body`."""
+    return located(gast.While(test=constant(True), body=body, orelse=[]), lineno)
+
+
+def break_(lineno=None):
+    """`break`."""
+    return located(gast.Break(), lineno)
+
+
+def compare(left, op, right):
+    """`left <op> right` for one comparison operator node `op`."""
+    return gast.Compare(left=left, ops=[op], comparators=[right])
+
+
 def return_(value, lineno=None):
     """`return value`."""
     return located(gast.Return(value=value), lineno)

@@ -7,14 +7,17 @@ tree is not modified, so the stage before optimisation stays inspectable.
 """
 
 from . import nodes
+from .loop_caches import cache_loops
 
 
-def optimize(forward):
-    """The generated forward function `forward` with its pullbacks optimized.
+def optimize(forward, bindings, namer):
+    """The generated forward function `forward` with its pullbacks optimized and its
+    loops caching values (`loop_caches`); new names come from `namer`, new
+    helpers from `bindings`.
 
     `forward` itself is left as it was; unchanged statements are shared.
     """
-    return _with_body(forward, _optimized(forward.body))
+    return _with_body(forward, cache_loops(_optimized(forward.body), bindings, namer))
 
 
 def _optimized(statements):

@@ -444,7 +444,9 @@ class _Reverse:
         call = nodes.call(nodes.name(driver), [nodes.name(name), items] + inits)
         ops += [Closure(body.name, body.captured, self.lineno),
                 Call(target, pullback, [None, body_name, items] + inits, self.lineno)]
-        return before + [forward, nodes.unpack([target, pullback], call, self.lineno)], ops
+        run = nodes.unpack([target, pullback], call, self.lineno)
+        run.loop_env = [(v, outer[v]) for v in body.captured]  # for `loop_caches`
+        return before + [forward, run], ops
 
     def materialize_items(self, items):
         """`list(items)` for an iterator (zip, enumerate, ...) with differentiable items,
@@ -1024,7 +1026,8 @@ class _Reverse:
 
 def _group_closures(ops):
     """Mark closures that read one another (directly or not) as one group, handled
-    by the first of them in the pullback."""
+    by the last of them: the first the pullback meets, so that the variables they
+    read get their cotangents before the pullback passes their assignments."""
     closures = {op.target: op for op in ops if isinstance(op, Closure)}
     group_of = {name: {name} for name in closures}
     for op in closures.values():
@@ -1038,7 +1041,7 @@ def _group_closures(ops):
         recursive = len(members) > 1 or op.target in op.captured
         if recursive:
             ordered = [other for other in closures.values() if other.target in members]
-            op.group = ordered if op is ordered[0] else []
+            op.group = ordered if op is ordered[-1] else []
 
 
 def _loaded(node):

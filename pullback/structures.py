@@ -175,6 +175,8 @@ def unroll(cotangents, captured):
     Returns:
       The summed cotangent of each variable read that is not in the group.
     """
+    if cotangents is ZERO:
+        return ZERO
     totals = {var: ZERO for names in captured.values() for var in names if var not in captured}
     pending = list(cotangents.items())
     while pending:
@@ -191,6 +193,8 @@ def unroll(cotangents, captured):
 
 def reroll(h, cotangents, captured):
     """The transpose of `unroll`: `h`'s totals, placed as `cotangents` nests them."""
+    if h is ZERO or cotangents is ZERO:
+        return ZERO
     return {name: _reroll(ct, name, h, captured) for name, ct in cotangents.items()}
 
 

@@ -212,7 +212,7 @@ def _run_pipeline(fn, param_kinds):
     result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
                              name)
     raw = result.tree
-    optimized = optimize.optimize(raw)
+    optimized = optimize.optimize(raw, bindings, namer)
     free = (set(bindings.cells) | set(origin.cells)) - {name}
     filename = _filename(origin, optimized.name, param_kinds)
     header = (f"pullback: forward and pullback of {origin.name} "

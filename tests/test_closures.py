@@ -163,6 +163,18 @@ def star_definition(*values, scale=1.0):
     return values[0] * values[1] * scale
 
 
+def closures_reading_one_another_around_a_value(x):
+    def scale(t):
+        return t * x
+
+    y = x * x  # read by the second closure, assigned between the two
+
+    def combine(t):
+        return scale(t) + y * t
+
+    return combine(2.0)
+
+
 def module_function_as_value(x):
     fs = (np.tanh, cube)
     return fs[0](x) + fs[1](x)
@@ -189,6 +201,8 @@ CASES = [
     ("star_arguments", star_arguments, (0.7, 1.3)),
     ("star_definition", lambda x, y: star_definition(x, y, scale=x), (0.7, 1.3)),
     ("module_function_as_value", module_function_as_value, (0.7,)),
+    ("closures_reading_one_another_around_a_value",
+     closures_reading_one_another_around_a_value, (0.7,)),
 ]
 
 

@@ -127,26 +127,27 @@ def test_source_map_points_to_user_lines():
 # -- docs/design.md shows the code pullback generates ---------------------------------
 
 
-def _design_block(first_line):
-    """The code block of docs/design.md that starts with `first_line`."""
+def _design_blocks(first_line):
+    """The code blocks of docs/design.md that start with `first_line`."""
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     with open(os.path.join(root, "docs", "design.md")) as file:
         blocks = re.findall(r"```python\n(.*?)```", file.read(), re.S)
-    return next(block for block in blocks if block.startswith(first_line))
+    return [block for block in blocks if block.startswith(first_line)]
 
 
-@pytest.mark.parametrize("name, args", [
-    ("clip_square", (3.0, 2.0)),
-    ("horner", ([1.0, -2.0, 3.0], 2.0)),
+@pytest.mark.parametrize("name, args, optimized", [
+    ("clip_square", (3.0, 2.0), [True]),
+    ("horner", ([1.0, -2.0, 3.0], 2.0), [False, True]),
 ])
-def test_design_document_shows_the_generated_code(name, args):
+def test_design_document_shows_the_generated_code(name, args, optimized):
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
     try:
         import control_flow
     finally:
         sys.path.pop(0)
-    text = pullback.source(getattr(control_flow, name), *args)
-    assert text == _design_block(f"def {name}_fwd(")
+    texts = [pullback.source(getattr(control_flow, name), *args, optimize=flag)
+             for flag in optimized]
+    assert texts == _design_blocks(f"def {name}_fwd(")
 
 
 def test_control_flow_example_runs(capsys):
