@@ -110,7 +110,8 @@ def add(x, y):
     if kind is float or kind is np.ndarray:
         return x + y
     if isinstance(x, tuple):
-        return tuple(map(add, x, y))
+        return tuple([a + b if type(a) is type(b) is np.ndarray else add(a, b)
+                      for a, b in zip(x, y)])
     if isinstance(x, list):
         return list(map(add, x, y))
     if isinstance(x, dict):
@@ -126,10 +127,14 @@ def unbroadcast(g, x):
     """
     if g is ZERO or x is ZERO:
         return ZERO
-    shape = np.shape(x)
-    if np.shape(g) == shape:
+    shape = _shape(x)
+    if _shape(g) == shape:
         return g
     return np.reshape(np.sum(g, axis=broadcast_axes(np.shape(g), shape)), shape)
+
+
+def _shape(x):
+    return x.shape if type(x) is np.ndarray else np.shape(x)
 
 
 def rebroadcast(h, g):
@@ -261,6 +266,57 @@ def uncumprod(g, x, axis=None):
     return np.reshape(np.moveaxis(summed, -1, position), np.shape(x))
 
 
+def without_initial(g, axis=None, include_initial=False):
+    """The cotangent of `np.cumulative_sum(x, axis=axis)` (or `cumulative_prod`) from the
+    cotangent `g` of the same with `include_initial`: `g` without its first element
+    along `axis`, the constant it starts with. Written in the Python pullback
+    transforms."""
+    if not include_initial:
+        return g
+    position = 0 if axis is None else axis
+    return np.moveaxis(np.moveaxis(g, position, 0)[1:], 0, position)
+
+
+def counted(a, where=True):
+    """Where `np.nansum(a, where=where)` and `np.nanmean` read `a`: not NaN, and `where` holds."""
+    return np.logical_and(where, np.logical_not(np.isnan(a)))
+
+
+def average_weights(a, weights=None, axis=None, returned=False):
+    """The weights of `np.average(a, axis, weights)` as NumPy lays them out to broadcast
+    against `a` (1.0 when None). Written in the Python pullback transforms; the
+    transpose in `weights` is `unaverage_weights`."""
+    if returned:
+        raise TypeError("the derivative rule of numpy.average covers returned=False")
+    if weights is None:
+        return 1.0
+    if np.shape(weights) == np.shape(a):
+        return weights
+    order, layout, _ = weights_layout(np.shape(a), axis)
+    return np.reshape(np.transpose(weights, order), layout)
+
+
+def unaverage_weights(h, a, weights, axis=None):
+    """The cotangent of `weights` from the cotangent `h` (shaped like `a`) of
+    `average_weights(a, weights, axis)`. Written in the Python pullback transforms."""
+    if h is ZERO or weights is None:
+        return ZERO
+    if np.shape(weights) == np.shape(a):
+        return h
+    order, _, others = weights_layout(np.shape(a), axis)
+    return untranspose(np.sum(h, axis=others), order)
+
+
+def weights_layout(shape, axis):
+    """How `np.average` lays out weights along the axes `axis` of an array of `shape`: the
+    permutation sorting their axes, the shape broadcasting them against the array, and
+    the array's other axes."""
+    axes = normalize_axis(axis, len(shape))
+    layout = tuple(n if i in axes else 1 for i, n in enumerate(shape))
+    others = tuple(i for i in range(len(shape)) if i not in axes)
+    return tuple(np.argsort(axes)), layout, others
+
+
 def reduction_order(ndim, axis):
     """The axes permutation moving the reduced axes last, and its inverse."""
     axes = normalize_axis(tuple(range(ndim)) if axis is None else axis, ndim)
@@ -284,7 +340,10 @@ def any_zero(*values):
     At second order a first-order cotangent is a primal value and may be the
     symbolic zero; the cotangent of a symbolic zero is never needed.
     """
-    return any(v is ZERO for v in values)
+    for value in values:
+        if value is ZERO:
+            return True
+    return False
 
 
 def select(keep, g):
@@ -332,6 +391,8 @@ def matmul_left(g, a, b):
     """The cotangent of `a` in `a @ b` (NumPy's matmul rules, batch broadcasting)."""
     if any_zero(g, a, b):
         return ZERO
+    if type(a) is np.ndarray and type(b) is np.ndarray and b.ndim == 2 and a.ndim <= 2:
+        return np.dot(g, b.T) if a.ndim == 2 else np.dot(b, g)
     g2, a2, b2 = _as_matrices(g, a, b)
     return np.reshape(unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2), np.shape(a))
 
@@ -340,8 +401,11 @@ def matmul_right(g, a, b):
     """The cotangent of `b` in `a @ b` (NumPy's matmul rules, batch broadcasting)."""
     if any_zero(g, a, b):
         return ZERO
+    if type(a) is np.ndarray and type(b) is np.ndarray and b.ndim == 2 and a.ndim <= 2:
+        return np.dot(a.T, g) if a.ndim == 2 else np.outer(a, g)
     g2, a2, b2 = _as_matrices(g, a, b)
     return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), np.shape(b))
+
 
 
 def _as_matrices(g, a, b):

@@ -107,11 +107,26 @@ def of_value(value, depth=0):
     is the tuple of the cotangents of its free variables. Long sequences and
     deep nests (a loop's trail of pullbacks) get the kind of their items or
     the generic kind, so that neither their length nor their depth matters.
+    A container with nothing differentiable in it is a constant, whatever its
+    shape: a tree of ints passed down a recursion needs one derivative, not
+    one per shape of subtree.
     """
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
-    if (isinstance(value, (tuple, list, dict)) or records.is_record(value)) and (
-            depth > _DEEPEST):
+    if isinstance(value, (tuple, list, dict)) or records.is_record(value):
+        kind = _container_of_value(value, depth)
+        return kind if kind.active else CONST
+    if isinstance(value, types.FunctionType):
+        return ANY if _any_active(value) else CONST
+    if scopes.is_bound_method(value):
+        return ANY if _any_active(value.__self__) else CONST
+    if not is_differentiable(value):
+        return CONST
+    return ARRAY if isinstance(value, np.ndarray) else SCALAR
+
+
+def _container_of_value(value, depth):
+    if depth > _DEEPEST:
         return ANY if _any_active(value) else CONST
     if records.is_record(value):
         items = records.fields(value)
@@ -126,15 +141,7 @@ def of_value(value, depth=0):
     if isinstance(value, (tuple, list)):
         items = (of_value(v, depth + 1) for v in value)
         return sequence(tuple if isinstance(value, tuple) else list, items)
-    if isinstance(value, dict):
-        return container(dict, value.keys(), (of_value(v, depth + 1) for v in value.values()))
-    if isinstance(value, types.FunctionType):
-        return ANY if _any_active(value) else CONST
-    if scopes.is_bound_method(value):
-        return ANY if _any_active(value.__self__) else CONST
-    if not is_differentiable(value):
-        return CONST
-    return ARRAY if isinstance(value, np.ndarray) else SCALAR
+    return container(dict, value.keys(), (of_value(v, depth + 1) for v in value.values()))
 
 
 _DEEPEST = 8

@@ -22,6 +22,8 @@ def unindex(g, x, index):
     """
     if g is ZERO or x is ZERO:
         return ZERO
+    if type(x) is np.ndarray:
+        return _scattered(g, x, index)
     if isinstance(x, dict):
         return {k: g if k == index else ZERO for k in x}
     if isinstance(x, (tuple, list)):
@@ -32,6 +34,11 @@ def unindex(g, x, index):
         else:
             items[index] = g
         return items if isinstance(x, list) else tuple(items)
+    return _scattered(g, x, index)
+
+
+def _scattered(g, x, index):
+    """`g` placed at `index` in zeros shaped like array `x`, repeated indices adding up."""
     out = np.zeros(np.shape(x), dtype=np.result_type(x, g))
     if _is_basic_index(index):
         out[index] = g
