@@ -69,7 +69,7 @@ class Zero:
             if ufunc is np.add:
                 return others[0] if others else self
             if ufunc is np.subtract:
-                return -inputs[0] if inputs[1] is self else inputs[0]
+                return inputs[0] if inputs[1] is self else -inputs[1]
             if ufunc in _ABSORBING_UFUNCS and (ufunc not in _DIVISIONS or inputs[0] is self):
                 return self
         raise TypeError(f"the symbolic zero cotangent reached numpy.{ufunc.__name__}, "
@@ -340,7 +340,7 @@ def any_zero(*values):
     At second order a first-order cotangent is a primal value and may be the
     symbolic zero; the cotangent of a symbolic zero is never needed.
     """
-    for value in values:
+    for value in values:  # noqa: SIM110 (a loop is faster than any() on this hot path)
         if value is ZERO:
             return True
     return False

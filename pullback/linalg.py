@@ -14,7 +14,7 @@ import string
 
 import numpy as np
 
-from .cotangents import ZERO, any_zero, unbroadcast, unreduce
+from .cotangents import ZERO, any_zero, reshape_like, unbroadcast, unreduce
 
 
 def matrix_transpose(x):
@@ -106,6 +106,60 @@ def svd_factors(z, a, full_matrices=True, compute_uv=True, hermitian=False):
                         "(or square matrices): the extra columns of full factors are not "
                         "functions of the matrix")
     return z
+
+
+def qr_factors(z, a, mode="reduced"):
+    """The factors `(q, r)` of `z = np.linalg.qr(a, mode)`, for the factorizations the
+    rule covers: the reduced one (the complete one of a square matrix is the same) of
+    a matrix with at least as many rows as columns."""
+    rows, columns = np.shape(a)[-2:]
+    if rows < columns or not (mode == "reduced" or (mode == "complete" and rows == columns)):
+        raise TypeError("the derivative rule of numpy.linalg.qr covers mode='reduced' of "
+                        "matrices with at least as many rows as columns")
+    return z
+
+
+def matrix_power_cotangent(g, a, n):
+    """The cotangent of `a` from the cotangent `g` of `np.linalg.matrix_power(a, n)`.
+
+    For `n > 0` it is the sum over `k < n` of `(a^T)^k g (a^T)^(n - 1 - k)`; a
+    negative power is that of `np.linalg.inv(a)`, whose rule then applies, and
+    `a^0` is the identity, a constant.
+    """
+    if g is ZERO or n == 0:
+        return ZERO
+    base = matrix_transpose(np.linalg.inv(a) if n < 0 else a)
+    count = abs(n)
+    total = np.zeros(np.shape(a))
+    for k in range(count):
+        left = np.linalg.matrix_power(base, k)
+        total = total + left @ g @ np.linalg.matrix_power(base, count - 1 - k)
+    if n < 0:
+        return -(base @ total @ base)
+    return total
+
+
+def multi_dot_cotangents(g, arrays):
+    """The cotangents of `arrays` from the cotangent `g` of `np.linalg.multi_dot(arrays)`.
+
+    As matrices (a vector first is a row, a vector last a column), the cotangent
+    of array k is `(a_0 ... a_k-1)^T g (a_k+1 ... a_n)^T`: the products before
+    it are kept from the start, those after it multiply `g` going back.
+    """
+    if g is ZERO:
+        return ZERO
+    first = np.reshape(arrays[0], (-1, np.shape(arrays[0])[-1]))
+    before = [first]
+    for x in arrays[1:-1]:
+        before.append(before[-1] @ x)
+    h = np.reshape(g, (np.shape(first)[0], -1))
+    cotangents = []
+    for k in range(len(arrays) - 1, 0, -1):
+        x = np.reshape(arrays[k], (np.shape(arrays[k])[0], -1))
+        cotangents.append(reshape_like(matrix_transpose(before[k - 1]) @ h, arrays[k]))
+        h = h @ matrix_transpose(x)
+    cotangents.append(reshape_like(h, arrays[0]))
+    return cotangents[::-1]
 
 
 def svd_cotangents(g, compute_uv=True):
@@ -251,6 +305,14 @@ def norm_gradient(x, z, ord=None, axis=None, keepdims=False):
         return _spectral_norm_gradient(x, ord, axes)
     summed, over = axes if ord in (1, -1) else axes[::-1]
     return np.sign(x) * extreme_sums(x, summed, over, ord > 0)
+
+
+def vector_norm_gradient(x, z, ord=2, axis=None, keepdims=False):
+    """The gradient of `z = np.linalg.vector_norm(x, axis=axis, keepdims=keepdims, ord=ord)`
+    with respect to `x`: a vector norm over the axes `axis` (all of them when None)."""
+    if ord == 2:
+        return x / unreduce(z, x, axis, keepdims)
+    return _vector_norm_gradient(x, z, ord, axis, keepdims)
 
 
 def _vector_norm_gradient(x, z, ord, axis, keepdims):

@@ -180,6 +180,21 @@ def fmod(z, x, y, /):
     d[y] = unbroadcast(-d[z] * np.trunc(x / y), y)
 
 
+@adjoint(np.copysign, result="elementwise")
+def copysign(z, x1, x2, /):
+    d[x1] = unbroadcast(d[z] * np.copysign(1.0, x1) * np.copysign(1.0, x2), x1)
+
+
+@adjoint(np.ldexp, result="elementwise")
+def ldexp(z, x1, x2, /):
+    d[x1] = unbroadcast(d[z] * np.ldexp(1.0, x2), x1)
+
+
+@adjoint(np.heaviside, result="elementwise")
+def heaviside(z, x1, x2, /):
+    d[x2] = unbroadcast(select(x1 == 0, d[z]), x2)
+
+
 @adjoint(np.maximum, np.minimum, np.fmax, np.fmin, result="elementwise")
 def maximum(z, x, y, /):
     d[x] = unbroadcast(d[z] * tie_share(x, z, y), x)

@@ -30,15 +30,21 @@ from pullback.linalg import (
     kron_blocks,
     kron_spec,
     lower_half,
+    matrix_power_cotangent,
     matrix_transpose,
+    multi_dot_cotangents,
     norm_gradient,
+    qr_factors,
     solve_transposed,
     svd_cotangents,
     svd_factors,
     transposed_if,
     uneinsum,
+    vector_norm_gradient,
 )
 from pullback.rules import adjoint, d, nondifferentiable
+
+from .numpy_versions import numpy_functions
 
 
 def _two_arrays(*kinds):
@@ -65,13 +71,51 @@ def inner(z, a, b, /):
     d[b] = tensordot_right(d[z], a, b, axes)
 
 
-@adjoint(np.outer, result="array")
+@adjoint(np.outer, *numpy_functions("linalg.outer"), result="array")
 def outer(z, a, b, out=None):
     d[a] = reshape_like(np.dot(d[z], np.ravel(b)), a)
     d[b] = reshape_like(np.dot(np.ravel(a), d[z]), b)
 
 
-@adjoint(np.tensordot, result="array")
+@adjoint(np.multiply.outer, result="array")
+def multiply_outer(z, A, B, /):
+    d[A] = tensordot_left(d[z], A, B, 0)
+    d[B] = tensordot_right(d[z], A, B, 0)
+
+
+@adjoint(np.add.outer, result="array")
+def add_outer(z, A, B, /):
+    d[A] = tensordot_left(d[z], A, np.ones_like(B), 0)
+    d[B] = tensordot_right(d[z], np.ones_like(A), B, 0)
+
+
+@adjoint(*numpy_functions("vecdot", "linalg.vecdot"), result="array")
+def vecdot(z, x1, x2, /, out=None, *, axis=-1):
+    parts = uneinsum(d[z], "...i,...i->...", (np.moveaxis(x1, axis, -1), np.moveaxis(x2, axis, -1)))
+    d[x1] = np.moveaxis(parts[0], -1, axis)
+    d[x2] = np.moveaxis(parts[1], -1, axis)
+
+
+@adjoint(*numpy_functions("matvec"), result="array")
+def matvec(z, x1, x2, /, out=None):
+    parts = uneinsum(d[z], "...ij,...j->...i", (x1, x2))
+    d[x1] = parts[0]
+    d[x2] = parts[1]
+
+
+@adjoint(*numpy_functions("vecmat"), result="array")
+def vecmat(z, x1, x2, /, out=None):
+    parts = uneinsum(d[z], "...j,...ji->...i", (x1, x2))
+    d[x1] = parts[0]
+    d[x2] = parts[1]
+
+
+@adjoint(np.linalg.multi_dot, result="array")
+def multi_dot(z, arrays, *, out=None):
+    d[arrays] = multi_dot_cotangents(d[z], arrays)
+
+
+@adjoint(np.tensordot, *numpy_functions("linalg.tensordot"), result="array")
 def tensordot(z, a, b, axes=2):
     d[a] = tensordot_left(d[z], a, b, axes)
     d[b] = tensordot_right(d[z], a, b, axes)
@@ -106,10 +150,20 @@ def trace(z, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     d[a] = np.expand_dims(d[z], (axis1, axis2)) * diagonal_mask(a, offset, axis1, axis2)
 
 
+@adjoint(*numpy_functions("linalg.trace"), result="array")
+def linalg_trace(z, x, /, *, offset=0, dtype=None):
+    d[x] = np.expand_dims(d[z], (-2, -1)) * diagonal_mask(x, offset, -2, -1)
+
+
 @adjoint(np.linalg.inv, result="array")
 def inv(z, a):
     zt = matrix_transpose(z)
     d[a] = -(zt @ d[z] @ zt)
+
+
+@adjoint(np.linalg.matrix_power, result="array")
+def matrix_power(z, a, n):
+    d[a] = matrix_power_cotangent(d[z], a, n)
 
 
 @adjoint(np.linalg.pinv, result="array")
@@ -157,6 +211,12 @@ def eigh(z, a, UPLO="L"):
     d[a] = fold_triangle(g, UPLO)
 
 
+@adjoint(np.linalg.eigvalsh, result="array")
+def eigvalsh(z, a, UPLO="L"):
+    v = np.linalg.eigh(a, UPLO)[1]
+    d[a] = fold_triangle((v * np.expand_dims(d[z], -2)) @ matrix_transpose(v), UPLO)
+
+
 @adjoint(np.linalg.svd)
 def svd(z, a, full_matrices=True, compute_uv=True, hermitian=False):
     """Townsend, Differentiating the singular value decomposition (2016): distinct,
@@ -177,12 +237,43 @@ def svd(z, a, full_matrices=True, compute_uv=True, hermitian=False):
     d[a] = hermitian_cotangent(left @ vh + (u / s) @ (gvh - gvh @ vt @ vh), hermitian)
 
 
+@adjoint(*numpy_functions("linalg.svdvals"), result="array")
+def svdvals(z, x, /):
+    usv = np.linalg.svd(x, full_matrices=False)
+    d[x] = (usv[0] * np.expand_dims(d[z], -2)) @ usv[2]
+
+
+@adjoint(np.linalg.qr)
+def qr(z, a, mode="reduced"):
+    """Matrices of full column rank, at least as tall as wide: with `m = r gr^T - gq^T q`
+    and `c` the symmetric matrix of its lower triangle, the cotangent of `a` is
+    `(gq + q c) r^-T`."""
+    factors = qr_factors(z, a, mode)
+    q = factors[0]
+    r = factors[1]
+    gq = d[z][0]
+    m = r @ matrix_transpose(d[z][1]) - matrix_transpose(gq) @ q
+    c = np.tril(m) + matrix_transpose(np.tril(m, -1))
+    d[a] = matrix_transpose(solve_transposed(matrix_transpose(r), matrix_transpose(gq + q @ c)))
+
+
 @adjoint(np.linalg.norm, result="array")
 def norm(z, x, ord=None, axis=None, keepdims=False):
     d[x] = unreduce(d[z], x, axis, keepdims) * norm_gradient(x, z, ord, axis, keepdims)
 
 
-@adjoint(linalg.matrix_transpose, result="array")
+@adjoint(*numpy_functions("linalg.vector_norm"), result="array")
+def vector_norm(z, x, /, *, axis=None, keepdims=False, ord=2):
+    d[x] = unreduce(d[z], x, axis, keepdims) * vector_norm_gradient(x, z, ord, axis, keepdims)
+
+
+@adjoint(*numpy_functions("linalg.matrix_norm"), result="array")
+def matrix_norm(z, x, /, *, keepdims=False, ord="fro"):
+    d[x] = unreduce(d[z], x, (-2, -1), keepdims) * norm_gradient(x, z, ord, (-2, -1), keepdims)
+
+
+@adjoint(linalg.matrix_transpose, *numpy_functions("matrix_transpose", "linalg.matrix_transpose"),
+         result="array")
 def matrix_transpose_(z, x):
     d[x] = matrix_transpose(d[z])
 

@@ -1,19 +1,26 @@
-"""Reductions along axes: sum, mean, prod, var, std, max, min, and the cumulative sums
-and products (functions and array methods)."""
+"""Reductions along axes: sum, mean, prod, var, std, max, min, ptp, the NaN-skipping sum and
+mean, the weighted average, and the cumulative sums and products (functions and array
+methods)."""
 
 import numpy as np
 
 from pullback.cotangents import (
+    average_weights,
+    counted,
     degrees_of_freedom,
     extremum_share,
     product_of_others,
     reduced_size,
     select,
+    unaverage_weights,
     uncumprod,
     uncumsum,
     unreduce,
+    without_initial,
 )
 from pullback.rules import adjoint, d
+
+from .numpy_versions import numpy_functions
 
 
 @adjoint(np.sum, np.ndarray.sum, result="array")
@@ -22,9 +29,30 @@ def sum_(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
     d[initial] = np.sum(d[z])
 
 
+@adjoint(np.nansum, result="array")
+def nansum(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    d[a] = select(counted(a, where), unreduce(d[z], a, axis, keepdims))
+    d[initial] = np.sum(d[z])
+
+
 @adjoint(np.mean, np.ndarray.mean, result="array")
 def mean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     d[a] = select(where, unreduce(d[z], a, axis, keepdims)) / reduced_size(a, z, axis, where)
+
+
+@adjoint(np.nanmean, result="array")
+def nanmean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    kept = counted(a, where)
+    d[a] = select(kept, unreduce(d[z], a, axis, keepdims)) / reduced_size(a, z, axis, kept)
+
+
+@adjoint(np.average, result="array")
+def average(z, a, axis=None, weights=None, returned=False, *, keepdims=False):
+    w = average_weights(a, weights, axis, returned)
+    total = np.sum(np.broadcast_to(w, np.shape(a)), axis=axis, keepdims=True)
+    g = unreduce(d[z], a, axis, keepdims) / total
+    d[a] = g * w
+    d[weights] = unaverage_weights(g * (a - unreduce(z, a, axis, keepdims)), a, weights, axis)
 
 
 @adjoint(np.prod, np.ndarray.prod, result="array")
@@ -53,14 +81,31 @@ def max_(z, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * extremum_share(a, z, axis, keepdims)
 
 
+@adjoint(np.ptp, result="array")
+def ptp(z, a, axis=None, out=None, keepdims=False):
+    top = extremum_share(a, np.max(a, axis, keepdims=keepdims), axis, keepdims)
+    bottom = extremum_share(a, np.min(a, axis, keepdims=keepdims), axis, keepdims)
+    d[a] = unreduce(d[z], a, axis, keepdims) * (top - bottom)
+
+
 @adjoint(np.cumsum, np.ndarray.cumsum, result="array")
 def cumsum(z, a, axis=None, dtype=None, out=None):
     d[a] = uncumsum(d[z], a, axis)
 
 
+@adjoint(*numpy_functions("cumulative_sum"), result="array")
+def cumulative_sum(z, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    d[x] = uncumsum(without_initial(d[z], axis, include_initial), x, axis)
+
+
 @adjoint(np.cumprod, np.ndarray.cumprod, result="array")
 def cumprod(z, a, axis=None, dtype=None, out=None):
     d[a] = uncumprod(d[z], a, axis)
+
+
+@adjoint(*numpy_functions("cumulative_prod"), result="array")
+def cumulative_prod(z, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    d[x] = uncumprod(without_initial(d[z], axis, include_initial), x, axis)
 
 
 @adjoint(uncumsum)

@@ -28,6 +28,8 @@ from pullback.structures import (
     untile,
 )
 
+from .numpy_versions import numpy_functions
+
 nondifferentiable(
     np.argpartition, structures.take_index, structures.repeat_index, structures.along_axis,
     structures.tiled_shape, structures.axis_padding, structures.pad_index,
@@ -176,6 +178,11 @@ def diag(z, v, k=0):
 @adjoint(np.diagonal, np.ndarray.diagonal, result="array")
 def diagonal(z, a, offset=0, axis1=0, axis2=1):
     d[a] = undiagonal(d[z], a, offset, axis1, axis2)
+
+
+@adjoint(*numpy_functions("linalg.diagonal"), result="array")
+def linalg_diagonal(z, x, /, *, offset=0):
+    d[x] = undiagonal(d[z], x, offset, -2, -1)
 
 
 @adjoint(undiagonal)

@@ -186,3 +186,11 @@ def test_zero_is_a_singleton_that_absorbs_linear_operations():
     assert np.sum(zero, axis=0) is zero and zero[1] is zero and not zero
     with pytest.raises(TypeError, match="not linear"):
         np.exp(zero)
+
+
+@pytest.mark.parametrize("x", [2.0, np.array([2.0, -1.0])])
+def test_zero_adds_and_subtracts_as_zero(x):
+    zero = pullback.ZERO
+    for value, expected in [(x - zero, x), (zero - x, -x), (x + zero, x), (zero + x, x),
+                            (np.subtract(x, zero), x), (np.subtract(zero, x), -x)]:
+        np.testing.assert_array_equal(value, expected)
