@@ -57,6 +57,11 @@ class Bindings:
         _HELPER_CELLS.add(id(cell))
         return name
 
+    def name_of(self, obj):
+        """The name under which generated code reads `obj`, or None if it does not."""
+        found = self._by_identity.get(id(obj))
+        return found[0] if found is not None else None
+
     def _means(self, name, obj):
         """Whether the user's code, reading `name`, gets exactly `obj`."""
         if obj is None or name in self._locals or name in self.cells:

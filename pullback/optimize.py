@@ -2,11 +2,15 @@
 
 Pullbacks are pure: every statement in them only computes values. So a
 statement whose results nothing reads is dropped (`dead_code`), which removes
-the parts of inlined templates that served cotangents nobody needs. The input
-tree is not modified, so the stage before optimisation stays inspectable.
+the parts of inlined templates that served cotangents nobody needs. Then the
+cotangents of an array's slices gather in one buffer (`accumulation`), and
+loops keep caches of values instead of a closure per iteration (`loop_caches`).
+The input tree is not modified, so the stage before optimisation stays
+inspectable (`pullback.source(f, optimize=False)`).
 """
 
 from . import nodes
+from .accumulation import accumulate_in_place
 from .loop_caches import cache_loops
 
 
@@ -17,20 +21,22 @@ def optimize(forward, bindings, namer):
 
     `forward` itself is left as it was; unchanged statements are shared.
     """
-    return _with_body(forward, cache_loops(_optimized(forward.body), bindings, namer))
+    return _with_body(forward, cache_loops(_optimized(forward.body, bindings), bindings, namer))
 
 
-def _optimized(statements):
+def _optimized(statements, bindings):
     """`statements` of forward code, with the pullbacks in them (at any depth:
     loop bodies have their own) optimized."""
     out = []
     for stmt in statements:
         if getattr(stmt, "pullback", False):
-            stmt = _with_body(stmt, dead_code(stmt.body, set()))
+            body = accumulate_in_place(dead_code(stmt.body, set()), bindings)
+            stmt = _with_body(stmt, body)
         elif isinstance(stmt, nodes.If):
-            stmt = _with_body(stmt, _optimized(stmt.body), _optimized(stmt.orelse))
+            stmt = _with_body(stmt, _optimized(stmt.body, bindings),
+                              _optimized(stmt.orelse, bindings))
         elif isinstance(stmt, nodes.FunctionDef) and not hasattr(stmt, "captured"):
-            stmt = _with_body(stmt, _optimized(stmt.body))
+            stmt = _with_body(stmt, _optimized(stmt.body, bindings))
         out.append(stmt)
     return out
 

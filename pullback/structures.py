@@ -37,6 +37,24 @@ def unindex(g, x, index):
     return _scattered(g, x, index)
 
 
+def index_add(total, g, x, index):
+    """`total + unindex(g, x, index)`, adding into `total` in place when it is an array.
+
+    The optimiser writes it only where `total` is a cotangent the same pullback
+    made with `unindex` (or earlier `index_add`s) and nothing else reads, so
+    that the cotangents of the slices of an array gather in one buffer.
+    """
+    if type(total) is not np.ndarray or type(x) is not np.ndarray:
+        return add(total, unindex(g, x, index))
+    if g is ZERO:
+        return total
+    if _is_basic_index(index):
+        total[index] += g
+    else:
+        np.add.at(total, index, g)
+    return total
+
+
 def _scattered(g, x, index):
     """`g` placed at `index` in zeros shaped like array `x`, repeated indices adding up."""
     out = np.zeros(np.shape(x), dtype=np.result_type(x, g))

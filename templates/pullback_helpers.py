@@ -131,6 +131,12 @@ def identity(z, value, *shape, held=None):
     d[value] = d[z]
 
 
+@adjoint(structures.index_add)
+def index_add(z, total, g, x, index):
+    d[total] = d[z]
+    d[g] = d[z][index]
+
+
 @adjoint(structures.unindex)
 def unindex(z, g, x, index):
     d[g] = d[z][index]
