@@ -17,6 +17,7 @@ import types
 import numpy
 
 WORKLOADS = pathlib.Path(__file__).parent / "workloads"
+JIT_MAX_OPERATIONS = 100_000
 
 
 def load_workload(name, np_module=numpy, math_module=math):
@@ -77,10 +78,18 @@ def autograd_peer(name):
     return Peer(lambda args: args, autograd.grad(module.objective, argnum=module.WRT), as_tuple)
 
 
-def jax_arguments(args):
-    """NumPy arrays as JAX arrays (once, outside the timings); other values unchanged."""
+def import_jax():
+    """`jax` and `jax.numpy`, with 64-bit floats enabled."""
+    import jax
     import jax.numpy as jnp
 
+    jax.config.update("jax_enable_x64", True)
+    return jax, jnp
+
+
+def jax_arguments(args):
+    """NumPy arrays as JAX arrays (once, outside the timings); other values unchanged."""
+    _, jnp = import_jax()
     return tuple(jnp.asarray(a) if isinstance(a, numpy.ndarray) else a for a in args)
 
 
@@ -91,31 +100,37 @@ def jax_to_numpy(gradient):
 
 def jax_eager_peer(name):
     """`jax.grad` of workload `name` on `jax.numpy`, without jit: operation by operation."""
-    import jax
-    import jax.numpy as jnp
-
+    jax, jnp = import_jax()
     module = load_workload(name, jnp, math_shim(jnp))
     grad = jax.grad(module.objective, argnums=module.WRT)
     return Peer(jax_arguments, lambda *args: jax.block_until_ready(grad(*args)), jax_to_numpy)
 
 
-def traced_positions(module, args):
-    """The arguments jit traces: the differentiated ones and the arrays; the rest (step
-    counts, trees, Python constants) are closed over."""
-    return [i for i, a in enumerate(args) if i in module.WRT or hasattr(a, "shape")]
+class ProgramTooLarge(Exception):
+    """A jit program over the size limit, not compiled: XLA would take too long."""
+
+    def __init__(self, operations, seconds):
+        super().__init__(f"{operations:,} StableHLO operations after tracing and lowering "
+                         f"({seconds:.0f} s); over the limit, not compiled")
+        self.operations = operations
+        self.seconds = seconds
 
 
-def jax_jit_peer(name):
-    """`jax.jit(jax.grad(...))` of workload `name`, compiled ahead of its first call."""
-    import jax
-    import jax.numpy as jnp
+def jax_jit_peer(name, max_operations=JIT_MAX_OPERATIONS):
+    """`jax.jit(jax.grad(...))` of workload `name`, compiled ahead of its first call.
 
+    The arrays and the differentiated arguments are traced; the others (step
+    counts, trees, Python constants) are closed over, so Python control flow
+    on them is unrolled into the program. A program of more than
+    `max_operations` operations is not compiled (`ProgramTooLarge`).
+    """
+    jax, jnp = import_jax()
     module = load_workload(name, jnp, math_shim(jnp))
     state = {}
 
     def prepare(args):
         args = jax_arguments(args)
-        traced = traced_positions(module, args)
+        traced = [i for i, a in enumerate(args) if i in module.WRT or hasattr(a, "shape")]
 
         def partial(*values):
             full = list(args)
@@ -129,7 +144,11 @@ def jax_jit_peer(name):
 
     def compile_seconds(values):
         start = time.perf_counter()
-        state["run"] = state["jit"].lower(*values).compile()
+        lowered = state["jit"].lower(*values)
+        operations = lowered.as_text().count(" = ")
+        if operations > max_operations:
+            raise ProgramTooLarge(operations, time.perf_counter() - start)
+        state["run"] = lowered.compile()
         return time.perf_counter() - start
 
     def gradient(*values):
@@ -141,7 +160,6 @@ def jax_jit_peer(name):
 def torch_peer(name):
     """PyTorch's gradient of its own translation of workload `name` (float64, eager)."""
     import torch
-
     import torch_workloads
 
     objective = getattr(torch_workloads, name)
