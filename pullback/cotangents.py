@@ -119,6 +119,18 @@ def add(x, y):
     return x + y
 
 
+def add_into(total, x):
+    """`add(total, x)` for a running sum of array cotangents that only its caller
+    holds: the first array is copied, later ones are added into it in place."""
+    if total is ZERO:
+        return x.copy() if type(x) is np.ndarray else x
+    if type(total) is np.ndarray and type(x) is np.ndarray and total.shape == x.shape and (
+            total.dtype == np.result_type(total, x)):
+        total += x
+        return total
+    return add(total, x)
+
+
 def unbroadcast(g, x):
     """Sum cotangent `g` over the axes along which `x` was broadcast.
 

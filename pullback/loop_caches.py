@@ -27,7 +27,7 @@ all see the variables of the last iteration.
 """
 
 from . import kinds, nodes
-from .cotangents import ZERO, add
+from .cotangents import ZERO, add, add_into
 from .iteration import like_items
 from .loops import DONE, NEXT
 
@@ -253,9 +253,13 @@ class _Rewrite:
                 for var, kind, value in pairs if not self.is_zero(value)]
 
     def sum(self, kind, total, value):
-        if kind in (kinds.SCALAR, kinds.ARRAY):
+        """`total + value` for scalars, `add_into(total, value)` for arrays (the
+        running sum is the loop's own buffer), `add(total, value)` otherwise."""
+        if kind == kinds.SCALAR:
             return nodes.binop(nodes.name(total), nodes.Add(), value)
-        return nodes.call(nodes.name(self.bindings.object("add", add)), [nodes.name(total), value])
+        helper = add_into if kind == kinds.ARRAY else add
+        return nodes.call(nodes.name(self.bindings.object(helper.__name__, helper)),
+                          [nodes.name(total), value])
 
     def env_result(self, env_ct, sums):
         totals = {id(value): total for _, total, value in sums}

@@ -82,7 +82,7 @@ from pullback.structures import (
 )
 
 
-@adjoint(cotangents.add)
+@adjoint(cotangents.add, cotangents.add_into)
 def add(z, x, y):
     d[x] = d[z]
     d[y] = d[z]
