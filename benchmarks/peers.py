@@ -3,8 +3,8 @@
 autograd and JAX run the workload's own source, executed afresh with `np` bound
 to `autograd.numpy` or `jax.numpy` and `math` bound to a shim of that library;
 PyTorch runs the hand translation in `torch_workloads.py`. Each peer is a
-`Peer`: `prepare` converts the NumPy arguments once, `compile` (JAX jit only)
-builds the compiled gradient, `gradient` computes it (and waits for it), and
+`Peer`: `prepare` converts the NumPy arguments once, `compile_seconds` (JAX
+jit only) compiles the gradient, `gradient` computes it (and waits for it), and
 `to_numpy` turns its result into a tuple of NumPy values for the check.
 """
 

@@ -1,0 +1,361 @@
+"""Time pullback's gradients against autograd, JAX (eager and jit) and PyTorch on CPU.
+
+    python benchmarks/run.py [--quick] [--only NAME[,NAME...]] [--output PATH]
+
+For each workload of `benchmarks/workloads` and each size, it first checks every
+peer's gradient against pullback's, then times the NumPy primal and each
+gradient (median of repeats, after a first call), all single-threaded, and
+writes the tables into docs/benchmarks.md between the markers of its section.
+"""
+
+import os
+
+os.environ.update({
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
+})
+
+import argparse  # noqa: E402
+import dataclasses  # noqa: E402
+import gc  # noqa: E402
+import importlib.metadata  # noqa: E402
+import pathlib  # noqa: E402
+import platform  # noqa: E402
+import statistics  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+import peers  # noqa: E402
+from workloads import NAMES  # noqa: E402
+
+import pullback  # noqa: E402
+
+DOC = pathlib.Path(__file__).resolve().parent.parent / "docs" / "benchmarks.md"
+BEGIN = "<!-- begin: written by benchmarks/run.py; edits between these markers are lost -->"
+END = "<!-- end: written by benchmarks/run.py -->"
+SIZES = ("small", "medium")
+BUDGET_SECONDS = 1.0
+LONG_SECONDS = 20.0
+MIN_REPEATS = 3
+MAX_REPEATS = 200
+FIRST_GRADIENT_COPIES = 3
+RTOL = 1e-6
+PEER_NAMES = ("autograd", "JAX eager", "JAX jit", "PyTorch")
+LIBRARIES = ("numpy", "pullback", "autograd", "jax", "jaxlib", "torch")
+
+
+@dataclasses.dataclass
+class Timing:
+    """How one peer fared on one case: its gradient's median time, or why there is none.
+
+    Attributes:
+      seconds: the median time of one gradient (None if it did not run).
+      compile_seconds: for JAX jit, trace + lower + compile.
+      mismatch: how its gradient differs from pullback's ("" if it agrees).
+      note: why it did not run.
+    """
+
+    seconds: float = None
+    compile_seconds: float = None
+    mismatch: str = ""
+    note: str = ""
+
+
+@dataclasses.dataclass
+class Case:
+    """The measurements of one workload at one size."""
+
+    name: str
+    size: str
+    primal: float = None
+    first_gradient: float = None
+    timings: dict = dataclasses.field(default_factory=dict)
+
+
+def log(message):
+    """Progress, on stderr."""
+    print(message, file=sys.stderr, flush=True)
+
+
+def seconds_of(run):
+    """The wall time of one call of `run`."""
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def median_seconds(run):
+    """The median time of `run()`, already called once: repeated until `BUDGET_SECONDS`
+    are spent, at least `MIN_REPEATS` times unless that would pass `LONG_SECONDS`."""
+    times = [seconds_of(run)]
+    while len(times) < MAX_REPEATS and (
+            sum(times) < BUDGET_SECONDS
+            or len(times) < MIN_REPEATS and sum(times) * (1 + 1 / len(times)) < LONG_SECONDS):
+        times.append(seconds_of(run))
+    return statistics.median(times)
+
+
+def mismatch(gradient, reference):
+    """What differs between `gradient` and `reference`, or "" if they agree: np.allclose
+    with rtol 1e-6 and an absolute tolerance of 1e-8 times the argument's largest component."""
+    problems = []
+    for position, (got, want) in enumerate(zip(gradient, reference)):
+        got, want = np.asarray(got, dtype=float), np.asarray(want, dtype=float)
+        atol = 1e-8 * max(1.0, float(np.max(np.abs(want), initial=0.0)))
+        if got.shape != want.shape:
+            problems.append(f"argument {position}: shape {got.shape}, not {want.shape}")
+        elif not np.allclose(got, want, rtol=RTOL, atol=atol):
+            error = np.max(np.abs(got - want) / (np.abs(want) + atol))
+            problems.append(f"argument {position}: relative error {error:.1e}")
+    return "; ".join(problems)
+
+
+def first_line(error):
+    """An exception as one short line."""
+    text = str(error).strip().splitlines()
+    return f"{type(error).__name__}: {text[0] if text else ''}"[:200]
+
+
+def pullback_reference(case, args):
+    """Differentiate `FIRST_GRADIENT_COPIES` fresh copies of the workload, recording the
+    median time to first gradient; return the last copy's peer and its gradient."""
+    firsts = []
+    for _ in range(FIRST_GRADIENT_COPIES):
+        peer = peers.pullback_peer(case.name)
+        start = time.perf_counter()
+        result = peer.gradient(*args)
+        firsts.append(time.perf_counter() - start)
+    case.first_gradient = statistics.median(firsts)
+    log(f"  pullback first gradient {format_seconds(case.first_gradient)}")
+    return peer, peer.to_numpy(result)
+
+
+def check_peer(label, case, args, reference):
+    """Build peer `label`, compile it if it compiles, and check its first gradient.
+
+    Returns the peer's timing record and a function running its gradient (None
+    if it failed).
+    """
+    timing = Timing()
+    try:
+        peer = peers.PEERS[label](case.name)
+        prepared = peer.prepare(args)
+        if peer.compile_seconds is not None:
+            timing.compile_seconds = peer.compile_seconds(prepared)
+        gradient = peer.to_numpy(peer.gradient(*prepared))
+    except peers.ProgramTooLarge as error:
+        timing.note = f"not compiled: {error}"
+        log(f"  {label}: {timing.note}")
+        return timing, None
+    except Exception as error:  # noqa: BLE001 (a peer's failure is a result to report)
+        timing.note = f"failed: {first_line(error)}"
+        log(f"  {label}: {timing.note}")
+        return timing, None
+    timing.mismatch = mismatch(gradient, reference) if reference is not None else ""
+    if timing.mismatch:
+        log(f"  !!! GRADIENT MISMATCH: {label} on {case.name} {case.size}: {timing.mismatch}")
+    else:
+        log(f"  {label}: gradient agrees with pullback's")
+    return timing, lambda: peer.gradient(*prepared)
+
+
+def run_case(name, size):
+    """Check, then time, every peer on workload `name` at `size`."""
+    case = Case(name, size)
+    module = peers.load_workload(name)
+    args = module.inputs(module.SIZES[size], np.random.default_rng(0))
+    log(f"{name} {size}: checking gradients")
+    runs = {}
+    try:
+        peer, reference = pullback_reference(case, args)
+        runs["pullback"] = lambda: peer.gradient(*args)
+        case.timings["pullback"] = Timing()
+    except Exception as error:  # noqa: BLE001 (pullback's failure is a result to report)
+        case.timings["pullback"] = Timing(note=f"failed: {first_line(error)}")
+        log(f"  !!! PULLBACK FAILED on {name} {size}: {first_line(error)}")
+        reference = None
+    for label in PEER_NAMES:
+        case.timings[label], runs[label] = check_peer(label, case, args, reference)
+    log(f"{name} {size}: timing")
+    module.objective(*args)
+    case.primal = median_seconds(lambda: module.objective(*args))
+    for label, run in runs.items():
+        if run is not None:
+            case.timings[label].seconds = median_seconds(run)
+            log(f"  {label} {format_seconds(case.timings[label].seconds)}")
+    release_memory()
+    return case
+
+
+def release_memory():
+    """Drop the compiled programs and caches of the case just measured."""
+    import jax
+
+    jax.clear_caches()
+    gc.collect()
+
+
+def format_seconds(seconds):
+    """A duration in µs, ms or s, to three significant figures."""
+    if seconds is None:
+        return "—"
+    unit, scale = next((u, k) for u, k in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6))
+                       if seconds >= k or u == "µs")
+    value = seconds / scale
+    return f"{value:.3g} {unit}" if value < 1000 else f"{value:,.0f} {unit}"
+
+
+def cell(case, label, notes):
+    """The time and ratio cells of one peer; its note or mismatch becomes a footnote."""
+    timing = case.timings[label]
+    text = format_seconds(timing.seconds)
+    ratio = f"{timing.seconds / case.primal:.1f}" if timing.seconds is not None else "—"
+    remark = f"MISMATCH: {timing.mismatch}" if timing.mismatch else timing.note
+    if remark:
+        notes.append(f"{case.name}, {label}: {remark}")
+        text = f"**{text} [{len(notes)}]**" if timing.mismatch else f"{text} [{len(notes)}]"
+    return [text, ratio]
+
+
+def table(cases, notes):
+    """The Markdown table of the cases of one size."""
+    header = ["workload", "NumPy primal", "pullback grad", "ratio", "autograd", "ratio",
+              "JAX eager", "ratio", "JAX jit", "ratio", "jit compile", "PyTorch", "ratio",
+              "pullback first gradient"]
+    lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
+    for case in cases:
+        row = [case.name, format_seconds(case.primal)]
+        row += cell(case, "pullback", notes)
+        row += cell(case, "autograd", notes) + cell(case, "JAX eager", notes)
+        row += cell(case, "JAX jit", notes)
+        row.append(format_seconds(case.timings["JAX jit"].compile_seconds))
+        row += cell(case, "PyTorch", notes) + [format_seconds(case.first_gradient)]
+        lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def cpu_model():
+    """The CPU's model name from /proc/cpuinfo (or what `platform` knows)."""
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def pullback_revision():
+    """The git commit of the working tree, and whether pullback's code differs from it."""
+    root = pathlib.Path(__file__).resolve().parent.parent
+
+    def git(*command):
+        return subprocess.run(["git", "--no-optional-locks", *command], cwd=root,
+                              capture_output=True, text=True, check=False).stdout.strip()
+
+    commit = git("rev-parse", "--short", "HEAD") or "an unknown commit"
+    changed = git("status", "--porcelain", "--", "pullback", "templates")
+    return f"commit {commit}" + (" with uncommitted changes" if changed else "")
+
+
+def machine(startup):
+    """The lines describing the machine and the libraries."""
+    versions = ", ".join(f"{name} {importlib.metadata.version(name)}" for name in LIBRARIES)
+    return [
+        f"- CPU: {cpu_model()} ({os.cpu_count()} cores), single-threaded BLAS "
+        "(OMP, OpenBLAS and MKL threads 1; XLA CPU on one thread; "
+        "`torch.set_num_threads(1)`)",
+        f"- Python {platform.python_version()} on {platform.system()}; {versions}",
+        f"- pullback at {pullback_revision()}",
+        f"- pullback's one-time start-up (its first gradient in the process, of `x * x`): "
+        f"{format_seconds(startup)}",
+    ]
+
+
+def report(cases_by_size, startup, command, elapsed):
+    """The generated section of docs/benchmarks.md."""
+    lines = [BEGIN, "", f"Produced by `{command}` on {time.strftime('%Y-%m-%d')} "
+             f"in {elapsed / 60:.1f} minutes.", ""]
+    lines += machine(startup)
+    lines += ["", "Each gradient time is the median of repeated calls after a first call "
+              "(which for pullback transforms the code and for JAX compiles it); each "
+              "\"ratio\" is that time over the NumPy primal's. \"jit compile\" is JAX's "
+              "trace, lower and compile time; \"pullback first gradient\" is the time of "
+              "the first gradient of a fresh copy of the workload (transformation and first "
+              "call), in a process where pullback is already loaded. Every peer's gradient "
+              "is first checked against pullback's (`np.allclose`, rtol 1e-6, absolute "
+              "tolerance 1e-8 times the argument's largest component). JAX jit traces the "
+              "arrays and closes over the other arguments (step counts, trees), so Python "
+              "loops and recursion are unrolled; a program of more than "
+              f"{peers.JIT_MAX_OPERATIONS:,} operations is not compiled."]
+    notes = []
+    for size, cases in cases_by_size.items():
+        lines += ["", f"### {size.capitalize()} size", ""] + table(cases, notes)
+    if notes:
+        lines += [""] + [f"[{i}] {note}  " for i, note in enumerate(notes, 1)]
+    lines += ["", "Run: `pip install -e '.[bench]' && python benchmarks/run.py` "
+              "(`--quick`: small sizes only; `--only NAME`: one workload).", "", END]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(section, path):
+    """Replace the generated section of `path` (appended if the markers are absent)."""
+    text = path.read_text() if path.exists() else "# Benchmarks\n"
+    if BEGIN in text and END in text:
+        before, rest = text.split(BEGIN, 1)
+        text = before + section.rstrip("\n") + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n## pullback and its peers\n\n" + section
+    path.write_text(text)
+
+
+def pullback_startup():
+    """The time of pullback's first gradient in this process (loading its rules)."""
+    return seconds_of(lambda: pullback.grad(lambda x: x * x)(3.0))
+
+
+def single_threaded_torch():
+    """Import torch restricted to one thread."""
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def arguments(argv):
+    """The command line."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes only")
+    parser.add_argument("--only", help="comma-separated workloads (default: all)")
+    parser.add_argument("--output", default=str(DOC),
+                        help="where to write the report; '-' for stdout only")
+    options = parser.parse_args(argv)
+    options.names = options.only.split(",") if options.only else NAMES
+    unknown = set(options.names) - set(NAMES)
+    if unknown:
+        parser.error(f"unknown workload(s) {sorted(unknown)}; choose from {NAMES}")
+    return options
+
+
+def main(argv=None):
+    """Run the benchmarks and write the report."""
+    options = arguments(argv)
+    start = time.perf_counter()
+    single_threaded_torch()
+    startup = pullback_startup()
+    sizes = SIZES[:1] if options.quick else SIZES
+    cases = {size: [run_case(name, size) for name in options.names] for size in sizes}
+    elapsed = time.perf_counter() - start
+    command = " ".join(["python benchmarks/run.py", *sys.argv[1:]])
+    section = report(cases, startup, command, elapsed)
+    print(section)
+    if options.output != "-":
+        write_report(section, pathlib.Path(options.output))
+    log(f"done in {elapsed / 60:.1f} minutes")
+
+
+if __name__ == "__main__":
+    main()
