@@ -11,6 +11,7 @@ from . import (
     testing,
 )
 from .api import differentiable, grad, hessian, hvp, jacobian, source, value_and_grad, vjp
+from .config import config
 from .cotangents import ZERO
 from .custom import custom_vjp
 from .errors import TransformError
@@ -20,6 +21,7 @@ __all__ = [
     "ZERO",
     "TransformError",
     "adjoint",
+    "config",
     "custom_vjp",
     "d",
     "differentiable",

@@ -128,6 +128,15 @@ def to_anf(tree, origin):
     return tree
 
 
+def _refuse_declarations(node, origin):
+    """Refuse a `nonlocal` or `global` in nested function `node` before its scope is read
+    (alone, a `nonlocal` is a syntax error)."""
+    for inner in nodes.walk(node):
+        kind = type(inner).__name__
+        if kind in ("Nonlocal", "Global"):
+            raise unsupported(_UNSUPPORTED_STATEMENTS[kind], inner, origin, "not yet")
+
+
 def _drop_unread_copies(tree):
     """Remove the copies `x = y` (joins after an `if`) that no later statement reads,
     such as the join of a variable in a branch that leaves a loop's body."""
@@ -163,6 +172,7 @@ def _mark_captured(tree, origin):
     cells = set()
     nested = scopes.nested_functions(tree)
     for node in nested:
+        _refuse_declarations(node, origin)
         node.captured = sorted(scopes.free_names(node) & outer)
         cells.update(name for name in node.captured if name in local)
     return cells, {n.name for n in nested if isinstance(n, nodes.FunctionDef)}

@@ -5,7 +5,19 @@ import numbers
 
 import numpy as np
 
-from . import anf, calls, cotangents, custom, emit, kinds, parse, records, rules, transform
+from . import (
+    anf,
+    calls,
+    cotangents,
+    custom,
+    debugging,
+    emit,
+    kinds,
+    parse,
+    records,
+    rules,
+    transform,
+)
 from .cotangents import is_differentiable
 
 _STAGES = ("anf", "raw", "optimized")
@@ -36,7 +48,7 @@ def vjp(f, *args):
     transform.new_epoch()
     parameters = set(calls.signature(fn).parameters)
     forward = transform.forward_function(fn, transform.param_kinds(fn, args, {}, parameters))
-    out, pullback = forward(*args)
+    out, pullback = debugging.run_generated(forward, *args)
     return out, back_to_arguments(fn, args, pullback)
 
 
@@ -45,7 +57,8 @@ def back_to_arguments(fn, args, pullback):
     signature = calls.signature(fn)
 
     def back(ct):
-        cts = calls.by_argument(signature, args, {}, pullback(records.internal(ct)))
+        cts = calls.by_argument(signature, args, {},
+                                debugging.run_generated(pullback, records.internal(ct)))
         return cotangents.materialize_all(cts[1:], args, held=ct)
 
     return back
@@ -78,8 +91,9 @@ def value_and_grad(f, argnums=0):
         param_kinds = transform.param_kinds(fn, args, kwargs, active)
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
-        out, pullback = forward(*args, **kwargs)
-        cts = calls.by_argument(calls.signature(fn), args, kwargs, pullback(seed(fn, out)))
+        out, pullback = debugging.run_generated(forward, *args, **kwargs)
+        cts = calls.by_argument(calls.signature(fn), args, kwargs,
+                                debugging.run_generated(pullback, seed(fn, out)))
         grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
                                            calls.pick(args, positions), held=args)
         return out, grads[0] if isinstance(argnums, int) else grads
@@ -259,8 +273,8 @@ def _display_kinds(fn, args, argnums):
     params = list(calls.signature(fn).parameters)
     positions = range(len(params)) if argnums is None else argnums_tuple(argnums)
     active = {params[i] for i in positions}
-    if args:
-        return transform.param_kinds(fn, args, {}, active)
+    if args:  # with all the arguments active, a closure's cells are too, as when it runs
+        return transform.param_kinds(fn, args, {}, None if argnums is None else active)
     _, origin = parse.parse_function(fn)
     return {
         p: kinds.of_annotation(_evaluate(origin.annotations.get(p), origin), kinds.ARRAY)

@@ -7,7 +7,8 @@ non-differentiable helpers, so that differentiating generated code (grad of
 grad) goes through them like through any other Python function.
 """
 
-from . import calls, custom, records, rules, scopes, transform
+from . import calls, custom, debugging, records, rules, scopes, transform
+from .cotangents import ZERO
 from .errors import TransformError
 
 
@@ -20,6 +21,9 @@ def forward(fn, *args, **kwargs):
     `pullback(ct)` returns the cotangent of `fn` (its environment; for a bound
     method, its object's) followed by one per argument of the call.
     """
+    if fn is debugging.run_generated:
+        value, pullback = forward(*args, **kwargs)
+        return value, caller_pullback(pullback)
     if scopes.is_bound_method(fn):
         return forward_method(method_object(fn), method_name(fn), *args, **kwargs)
     if records.is_record(fn):
@@ -54,6 +58,16 @@ def method_pullback(pullback):
         return (cts[1], *cts[2:])
 
     return of_method
+
+
+def caller_pullback(pullback):
+    """The pullback of `run_generated(f, ...)` from that of `f(...)`: `run_generated`
+    closes over nothing."""
+
+    def of_caller(ct):
+        return (ZERO, *pullback(ct))
+
+    return of_caller
 
 
 def argument_pullback(fn, args, kwargs, pullback):

@@ -2,10 +2,13 @@
 
 `render` prints a generated function with `ast.unparse`, one statement at a
 time, and puts a comment naming the user's file:line (and the text of that
-line) above every block of statements that came from it. `compile_forward`
-compiles the text under its own file name, registered in `linecache`, so that
-tracebacks, `inspect.getsource` and pdb show the generated code, and returns
-the code object of the forward function.
+line) above every block of statements that came from it: `# from f.py:12: ...`.
+Given the name of a NaN checker (`pullback.config(check_nans=True)`), it
+calls it after every assignment. `compile_forward` compiles the text under its
+own file name, registered in `linecache` (and written there when it is a real
+path: `pullback.config(debug_dir=...)`), so that tracebacks, `inspect.getsource`
+and debuggers show the generated code; it records the source map in
+`debugging` and returns the code object of the forward function.
 
 The compiled text wraps the forward function in a factory whose parameters are
 the names it reads from closure cells (pullback's helpers and the user's own
@@ -23,14 +26,20 @@ import linecache
 import os
 import types
 
-from . import nodes
+from . import debugging, nodes
 
 _SOURCES = {}
 _INDENT = "    "
 
 
-def render(tree, origin):
+def render(tree, origin, checker=None):
     """The source text of FunctionDef `tree`, with origin comments.
+
+    Args:
+      tree: a gast FunctionDef.
+      origin: the `parse.Origin` of the user function it comes from.
+      checker: the name under which the code reads `debugging.check_nan`, to
+        call after each assignment; None for none.
 
     Returns:
       `(lines, source_map, closures)`: the text's lines (without newlines);
@@ -39,15 +48,16 @@ def render(tree, origin):
     """
     verbatim = {n.name for n in nodes.walk(tree) if isinstance(n, nodes.FunctionDef)
                 and hasattr(n, "captured") and not getattr(n, "loop", False)}
-    out = _Renderer(origin, verbatim)
+    out = _Renderer(origin, verbatim, checker)
     out.statement(nodes.to_ast(tree), 0)
     return out.lines, out.source_map, out.closures
 
 
 class _Renderer:
-    def __init__(self, origin, verbatim):
+    def __init__(self, origin, verbatim, checker):
         self.origin = origin
         self.verbatim = verbatim
+        self.checker = checker
         self.lines = []
         self.source_map = []
         self.closures = {}
@@ -63,9 +73,18 @@ class _Renderer:
             if lineno is not None and lineno != current and not isinstance(stmt,
                                                                           ast.FunctionDef):
                 text = self.origin.line_text(lineno)
-                self.add(f"# {self.basename}:{lineno}: {text}".rstrip(": "), indent, lineno)
+                self.add(f"# from {self.basename}:{lineno}: {text}".rstrip(": "), indent, lineno)
             current = lineno
             self.statement(stmt, indent)
+            if self.checker is not None and isinstance(stmt, ast.Assign):
+                self.check(_assigned_names(stmt.targets[0]), indent, lineno)
+
+    def check(self, names, indent, lineno):
+        """Call the NaN checker on the values just assigned to `names` (the line
+        before is the assignment: `debugging.check_nan` relies on it)."""
+        if names:
+            value = names[0] if len(names) == 1 else f"({', '.join(names)})"
+            self.add(f"{self.checker}({value}, {', '.join(names)!r})", indent, lineno)
 
     def statement(self, stmt, indent):
         """Print one statement (a standard-library ast node) and its body."""
@@ -102,6 +121,15 @@ class _Renderer:
             self.add(ast.unparse(stmt), indent, lineno)
 
 
+def _assigned_names(target):
+    """The names an assignment to `target` binds (a name or nested tuples of names)."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for item in target.elts for name in _assigned_names(item)]
+    return []
+
+
 def unparse(node):
     """The source text of a gast node (a statement or an expression)."""
     tree = nodes.to_ast(node)
@@ -111,21 +139,23 @@ def unparse(node):
     return ast.unparse(tree)
 
 
-def compile_forward(tree, origin, free_names, filename, header):
+def compile_forward(tree, origin, free_names, filename, header, checker=None):
     """Compile generated FunctionDef `tree`.
 
     Args:
       tree: the forward function.
       origin: the user function's `parse.Origin` (for comments).
       free_names: names the forward reads from closure cells.
-      filename: the name to compile under and register in `linecache`.
+      filename: the name to compile under and register in `linecache`; a
+        path (not a `<pseudo name>`) is also written to.
       header: a one-line comment for the top of the text.
+      checker: see `render`.
 
     Returns:
       `(code, text, source_map)`: the forward's code object, the text of the
       forward alone (for display) and its source map.
     """
-    lines, source_map, closures = render(tree, origin)
+    lines, source_map, closures = render(tree, origin, checker)
     factory = f"def {tree.name}_factory({', '.join(sorted(free_names))}):"
     body = [_INDENT + line for line in lines] + [f"{_INDENT}return {tree.name}"]
     text = "\n".join([f"# {header}", factory] + body) + "\n"
@@ -134,7 +164,9 @@ def compile_forward(tree, origin, free_names, filename, header):
     code = _constant_code(_constant_code(module, f"{tree.name}_factory"), tree.name)
     by_line = {index + _FIRST_LINE: node for index, node in closures.items()}
     code = _with_user_closures(code, by_line, origin.filename)
-    return code, "\n".join(lines) + "\n", [None, None] + source_map
+    source_map = [None, None] + source_map
+    debugging.record(filename, origin, source_map)
+    return code, "\n".join(lines) + "\n", source_map
 
 
 def _with_user_closures(code, by_line, filename):
@@ -179,10 +211,25 @@ def _constant_code(code, name):
 
 
 def register(filename, text):
-    """Make `text` the contents of `filename` for linecache (and so for inspect, pdb)."""
+    """Make `text` the contents of `filename` for linecache (and so for inspect, pdb);
+    when `filename` is a path rather than a `<pseudo name>`, write `text` there."""
     lines = text.splitlines(keepends=True)
     _SOURCES[filename] = text
     linecache.cache[filename] = (len(text), None, lines, filename)
+    if not filename.startswith("<"):
+        _write(filename, text)
+
+
+def _write(path, text):
+    """Write `text` to file `path` (making its directory), unless it holds it already."""
+    try:
+        with open(path, encoding="utf-8") as file:
+            if file.read() == text:
+                return
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(text)
 
 
 def source_lines(filename):

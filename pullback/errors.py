@@ -23,6 +23,25 @@ class TransformError(Exception):
         super().__init__(where + message)
 
 
+class NaNError(FloatingPointError):
+    """Generated code assigned a value holding a NaN (`pullback.config(check_nans=True)`).
+
+    Attributes:
+        variable: the generated variable it was assigned to (`dx` for the
+            cotangent of your `x`; `a, b` for a tuple assignment).
+        filename: your source file, or None when unknown.
+        lineno: the line of your code the assignment comes from, or None.
+        line: the text of that line.
+    """
+
+    def __init__(self, message, variable, filename=None, lineno=None, line=""):
+        self.variable = variable
+        self.filename = filename
+        self.lineno = lineno
+        self.line = line
+        super().__init__(message)
+
+
 def unsupported(construct, node, origin, why=""):
     """A TransformError for an unsupported `construct` at `node` of `origin`."""
     reason = f": {why}" if why else ""

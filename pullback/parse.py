@@ -10,6 +10,7 @@ annotations stripped, every node keeping its line in the user's file, plus an
 import ast
 import dataclasses
 import dis
+import inspect
 import linecache
 import types
 
@@ -66,6 +67,9 @@ def parse_function(fn):
         be read.
     """
     code = python_function(fn).__code__
+    if code.co_flags & (inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
+        raise TransformError(f"{fn.__qualname__} is an async function, which is not supported",
+                             code.co_filename, code.co_firstlineno, "async")
     lines = linecache.getlines(code.co_filename, fn.__globals__) or emit.source_lines(
         code.co_filename
     )

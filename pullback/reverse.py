@@ -46,6 +46,11 @@ from . import (
 )
 from .errors import TransformError
 
+_SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
+                "the cotangents of its members; use a list or a tuple")
+_REPEAT_REFUSED = ("repeating a list or tuple that holds a differentiable value (xs * n) is "
+                   "not supported: build it with a comprehension, [x for _ in range(n)], or "
+                   "use an array and np.tile")
 
 @dataclasses.dataclass
 class Result:
@@ -280,6 +285,8 @@ class _Reverse:
             if operator_ is operator.add and any(kinds.is_sequence(self.kind_of(a))
                                                   for a in operands):
                 operator_ = operator.concat
+            if operator_ is operator.mul and _repeats(self.kind_of, operands):
+                raise self.error(_REPEAT_REFUSED, "sequence repetition")
             return self.primitive(target, operator_, operands, [])
         if isinstance(value, nodes.UnaryOp):
             return self.primitive(target, rules.UNARY[type(value.op)], [value.operand], [])
@@ -287,6 +294,8 @@ class _Reverse:
             return self.attribute(target, value)
         if isinstance(value, nodes.Subscript):
             return self.subscript(target, value)
+        if isinstance(value, nodes.Set) and any(self.kind_of(v).active for v in value.elts):
+            raise self.error(_SET_REFUSED, "set")
         self.kinds[target] = kinds.CONST
         return None
 
@@ -392,6 +401,8 @@ class _Reverse:
                 return [stmt], self.primitive(target, fn, args, keywords)
             if custom.vjp_of(fn) is not None:
                 return self.custom_call(target, fn, value)
+            if fn is mutation.with_member:  # a set comprehension
+                raise self.error(_SET_REFUSED, "set")
             if isinstance(fn, types.FunctionType) and scopes.has_fixed_parameters(fn):
                 return self.static_call(target, fn, value)
             if isinstance(fn, types.FunctionType):
@@ -1022,6 +1033,18 @@ class _Reverse:
 
     def error(self, message, construct):
         return TransformError(message, self.origin.filename, self.lineno, construct)
+
+
+def _repeats(kind_of, operands):
+    """Whether `a * b` repeats a differentiable list or tuple: one is, and the other is a
+    constant that may be an int (not an array; not a float literal, which Python refuses)."""
+    for items, count in (operands, operands[::-1]):
+        times = kind_of(count)
+        float_literal = isinstance(count, nodes.Constant) and isinstance(count.value, float)
+        if (kinds.is_sequence(kind_of(items)) and kind_of(items).active and not times.active
+                and times.shape != "array" and not float_literal):
+            return True
+    return False
 
 
 def _group_closures(ops):

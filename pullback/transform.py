@@ -1,7 +1,8 @@
 """The pipeline, run once per function and kinds of its parameters.
 
 parse -> anf -> reverse -> optimize -> emit. `derivative(fn, kinds)` runs it and
-caches the result per code object; `forward_function(fn, kinds)` binds that
+caches the result per code object and per `config` settings (which change the
+generated code and where it is written); `forward_function(fn, kinds)` binds that
 code to a particular function's globals, cells and defaults. A primitive called
 through a value is differentiated by running the pipeline on a one-line
 wrapper around it (`primitive_wrapper`); see `dispatch` for calls resolved at
@@ -20,6 +21,8 @@ from . import (
     anf,
     calls,
     custom,
+    debug_files,
+    debugging,
     dispatch,
     emit,
     kinds,
@@ -31,6 +34,7 @@ from . import (
     scopes,
 )
 from .bindings import Bindings
+from .config import current as current_settings
 from .naming import Namer
 
 _DERIVATIVES = {}
@@ -213,17 +217,25 @@ def _run_pipeline(fn, param_kinds):
                              name)
     raw = result.tree
     optimized = optimize.optimize(raw, bindings, namer)
+    settings = current_settings()
+    checker = bindings.object("check_nan", debugging.check_nan) if settings.check_nans else None
     free = (set(bindings.cells) | set(origin.cells)) - {name}
-    filename = _filename(origin, optimized.name, param_kinds)
+    filename = _filename(origin, fn, optimized.name, param_kinds, settings)
     header = (f"pullback: forward and pullback of {origin.name} "
               f"({os.path.basename(origin.filename)}:{origin.lineno}), kinds {param_kinds}")
-    code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header)
+    code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header,
+                                                  checker)
     return Derivative(origin, normal, raw, optimized, text, code, dict(bindings.cells),
                       result.result_kind, filename, source_map, result.globals_used,
                       calls.callees, result.kinds)
 
 
-def _filename(origin, name, param_kinds):
+def _filename(origin, fn, name, param_kinds, settings):
+    """The file to compile the forward `name` of `fn` under: a pseudo name in
+    `linecache`, or a file in the debug directory."""
+    if settings.debug_dir is not None:
+        return debug_files.path_for(settings.debug_dir, origin, fn.__code__,
+                                    _key(param_kinds)[0], settings.check_nans)
     base = f"<pullback {os.path.basename(origin.filename)}:{origin.lineno} {name}"
     taken = sum(1 for d in _DERIVATIVES.values() if d.filename.startswith(base))
     return f"{base}{'' if not taken else f' #{taken + 1}'}>"
@@ -235,7 +247,8 @@ def _simple_name(fn):
 
 
 def _key(param_kinds):
-    return tuple(sorted(param_kinds.items()))
+    """The cache key of a derivative for `param_kinds` under the current settings."""
+    return tuple(sorted(param_kinds.items())), current_settings()
 
 
 # -- kinds of actual arguments --------------------------------------------------

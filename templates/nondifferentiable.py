@@ -11,6 +11,7 @@ from pullback import (
     calls,
     cotangents,
     custom,
+    debugging,
     dispatch,
     iteration,
     loops,
@@ -57,7 +58,7 @@ nondifferentiable(
     scopes.is_bound_method, scopes.is_python_function,
     dispatch.python_version, dispatch.method_name, dispatch.method_function,
     dispatch.module_attribute, scopes.is_module, records.is_record, records.is_named_tuple,
-    custom.vjp_of, custom.check_cotangents,
+    custom.vjp_of, custom.check_cotangents, debugging.check_nan,
     api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,
     api.named_after,
 )

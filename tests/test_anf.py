@@ -63,38 +63,38 @@ def annotated(x: float) -> float:
 GOLDEN = [
     (example, """
         def example(a, b):
-            # test_anf.py:{1}: return (a + b) * b
+            # from test_anf.py:{1}: return (a + b) * b
             a_plus_b = a + b
             out = a_plus_b * b
             return out
     """),
     (augmented, """
         def augmented(x, y):
-            # test_anf.py:{1}: x += y
+            # from test_anf.py:{1}: x += y
             x_1 = x + y
-            # test_anf.py:{2}: x *= 2.0
+            # from test_anf.py:{2}: x *= 2.0
             x_2 = x_1 * 2.0
-            # test_anf.py:{3}: return x
+            # from test_anf.py:{3}: return x
             return x_2
     """),
     (targets, """
         def targets(x):
-            # test_anf.py:{1}: a = b = x * 2.0
+            # from test_anf.py:{1}: a = b = x * 2.0
             x_times_2_0 = x * 2.0
             a = x_times_2_0
             b = x_times_2_0
-            # test_anf.py:{2}: c, (d, e) = a, (b, x)
+            # from test_anf.py:{2}: c, (d, e) = a, (b, x)
             items = (b, x)
             c = a
             d, e = items
-            # test_anf.py:{3}: return c * d * e
+            # from test_anf.py:{3}: return c * d * e
             c_times_d = c * d
             out = c_times_d * e
             return out
     """),
     (chained, """
         def chained(x, y):
-            # test_anf.py:{1}: return 0.0 < x < y
+            # from test_anf.py:{1}: return 0.0 < x < y
             cond = 0.0 < x
             if cond:
                 out = x < y
@@ -104,7 +104,7 @@ GOLDEN = [
     """),
     (boolean, """
         def boolean(x, y):
-            # test_anf.py:{1}: return (x and y) or -x
+            # from test_anf.py:{1}: return (x and y) or -x
             if x:
                 choice = y
             else:
@@ -117,7 +117,7 @@ GOLDEN = [
     """),
     (choose, """
         def choose(x):
-            # test_anf.py:{1}: return x if x > 0 else -x
+            # from test_anf.py:{1}: return x if x > 0 else -x
             cond = x > 0
             if cond:
                 out = x
@@ -127,21 +127,21 @@ GOLDEN = [
     """),
     (early, """
         def early(x):
-            # test_anf.py:{1}: if x > 0
+            # from test_anf.py:{1}: if x > 0
             cond = x > 0
             if cond:
-                # test_anf.py:{2}: return x
+                # from test_anf.py:{2}: return x
                 out = x
             else:
-                # test_anf.py:{3}: return -x
+                # from test_anf.py:{3}: return -x
                 out = -x
             return out
     """),
     (annotated, """
         def annotated(x):
-            # test_anf.py:{1}: y: float = x * 2.0
+            # from test_anf.py:{1}: y: float = x * 2.0
             y = x * 2.0
-            # test_anf.py:{2}: return y
+            # from test_anf.py:{2}: return y
             return y
     """),
 ]

@@ -1,13 +1,16 @@
 """The examples in public docstrings run and print what they show."""
 
 import doctest
+import importlib
 
 import pytest
 
 from pullback import api, custom, rules
 
+CONFIG = importlib.import_module("pullback.config")  # `pullback.config` is the function
 
-@pytest.mark.parametrize("module", [api, custom, rules], ids=lambda m: m.__name__)
+
+@pytest.mark.parametrize("module", [api, custom, rules, CONFIG], ids=lambda m: m.__name__)
 def test_docstring_examples(module):
     result = doctest.testmod(module, optionflags=doctest.NORMALIZE_WHITESPACE)
     assert result.attempted > 0 and result.failed == 0

@@ -77,6 +77,33 @@ def array_updated_in_place(x):
     return np.sum(view * y[0:2])
 
 
+def set_display(x):
+    return sum({x * 2.0})
+
+
+def set_comprehension(x):
+    return sum({x * i for i in range(1, 3)})
+
+
+async def coroutine(x):
+    return x
+
+
+def list_repetition(x):
+    return sum([x] * 3)
+
+
+def nonlocal_statement(x):
+    y = x
+
+    def increment():
+        nonlocal y
+        y = y + 1.0
+
+    increment()
+    return y
+
+
 def apply(g, x):
     return g(x)
 
@@ -95,6 +122,11 @@ REFUSED = [  # the function, the message, the line of the refused construct belo
     (unknown_array_method, "NumPy arrays have no method .frobnicate", 1),
     (calls_a_refused_function, "a with statement", 1),
     (array_updated_in_place, r"y \+= \.\.\. updates y in place, and view, .* Write y = y \+", 3),
+    (set_display, "a set holding a differentiable value: .* use a list or a tuple", 1),
+    (set_comprehension, "a set holding a differentiable value", 1),
+    (list_repetition, r"repeating a list .* \[x for _ in range\(n\)\]", 1),
+    (nonlocal_statement, "a nonlocal statement", 4),
+    (coroutine, "coroutine is an async function, which is not supported", 0),
 ]
 
 
@@ -119,11 +151,35 @@ def test_run_time_callee_without_a_rule():
         pullback.grad(lambda x: np.sum(apply(np.fft.fft, x)))(np.ones(4))
 
 
-def test_source_unavailable():
+def defined_in(filename, text, name="f"):
+    """The function `name` of `text` run as if it were the file `filename`."""
     namespace = {}
-    exec("def f(x):\n    return x * 2.0\n", namespace)
-    with pytest.raises(TransformError, match="cannot read the source of f"):
-        pullback.grad(namespace["f"])(1.0)
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+@pytest.mark.parametrize("filename", ["<stdin>", "<string>"])
+def test_source_unavailable(filename):
+    f = defined_in(filename, "def f(x):\n    return x * 2.0\n")
+    with pytest.raises(TransformError, match=rf"cannot read the source of f \(defined in "
+                       rf"{filename}\): .* so define the function in a file, a module or a "
+                       "Jupyter cell rather than at a plain interactive prompt"):
+        pullback.grad(f)(1.0)
+
+
+CELL = "import numpy as np\n\n\ndef f(x):\n    return np.sin(x) * x\n"
+
+
+@pytest.mark.parametrize("filename", ["<ipython-input-3-9f1c2ab4e7d0>",
+                                      "/tmp/ipykernel_123/2961034721.py"])
+def test_functions_defined_in_jupyter_cells(monkeypatch, filename):
+    """IPython compiles a cell under a name of its own and puts its text in linecache."""
+    monkeypatch.setitem(linecache.cache, filename,
+                        (len(CELL), None, CELL.splitlines(keepends=True), filename))
+    f = defined_in(filename, CELL)
+    assert pullback.grad(f)(0.5) == pytest.approx(np.sin(0.5) + 0.5 * np.cos(0.5))
+    cell = filename.rsplit("/", 1)[-1]
+    assert f"{cell}:5: return np.sin(x) * x" in pullback.source(f, 0.5)
 
 
 def test_source_edited_after_import(tmp_path, monkeypatch):

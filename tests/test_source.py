@@ -3,8 +3,6 @@
 import inspect
 import linecache
 import os
-import re
-import runpy
 import sys
 import textwrap
 import traceback
@@ -14,6 +12,7 @@ import pytest
 
 import pullback
 from pullback import transform
+from test_docs import code_blocks, is_listing, shown_in
 
 
 def f(a, b):
@@ -30,11 +29,11 @@ def breaks(x):
 
 GOLDEN_F = """
     def f_fwd(a, b):
-        # test_source.py:{1}: return (a + b) * b
+        # from test_source.py:{1}: return (a + b) * b
         a_plus_b = a + b
         out = a_plus_b * b
         def f_pullback(dout):
-            # test_source.py:{1}: return (a + b) * b
+            # from test_source.py:{1}: return (a + b) * b
             da_plus_b = dout * b
             db = dout * a_plus_b
             da = da_plus_b
@@ -45,11 +44,11 @@ GOLDEN_F = """
 
 GOLDEN_SCALED = """
     def scaled_fwd(x, n):
-        # test_source.py:{1}: return x ** n * 3.0
+        # from test_source.py:{1}: return x ** n * 3.0
         x_pow_n = x ** n
         out = x_pow_n * 3.0
         def scaled_pullback(dout):
-            # test_source.py:{1}: return x ** n * 3.0
+            # from test_source.py:{1}: return x ** n * 3.0
             dx_pow_n = dout * 3.0
             dx = dx_pow_n * n * x ** np.where(n, n - 1, 1.0)
             return (ZERO, dx, ZERO)
@@ -127,12 +126,13 @@ def test_source_map_points_to_user_lines():
 # -- docs/design.md shows the code pullback generates ---------------------------------
 
 
-def _design_blocks(first_line):
-    """The code blocks of docs/design.md that start with `first_line`."""
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with open(os.path.join(root, "docs", "design.md")) as file:
-        blocks = re.findall(r"```python\n(.*?)```", file.read(), re.S)
-    return [block for block in blocks if block.startswith(first_line)]
+def _control_flow():
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
+    try:
+        import control_flow
+    finally:
+        sys.path.pop(0)
+    return control_flow
 
 
 @pytest.mark.parametrize("name, args, optimized", [
@@ -140,19 +140,17 @@ def _design_blocks(first_line):
     ("horner", ([1.0, -2.0, 3.0], 2.0), [False, True]),
 ])
 def test_design_document_shows_the_generated_code(name, args, optimized):
-    sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples"))
-    try:
-        import control_flow
-    finally:
-        sys.path.pop(0)
-    texts = [pullback.source(getattr(control_flow, name), *args, optimize=flag)
+    texts = [pullback.source(getattr(_control_flow(), name), *args, optimize=flag)
              for flag in optimized]
-    assert texts == _design_blocks(f"def {name}_fwd(")
+    assert texts == [block.text for block in code_blocks("design.md")
+                     if block.text.startswith(f"def {name}_fwd(")]
 
 
-def test_control_flow_example_runs(capsys):
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    runpy.run_path(os.path.join(root, "examples", "control_flow.py"), run_name="__main__")
-    output = capsys.readouterr().out
-    assert "d/dx clip_square at 3, limit 2: 2.0" in output
-    assert "d/dcoeffs, d/dx horner at 2: ([4.0, 2.0, 1.0], 2.0)" in output
+def test_design_document_shows_an_update_in_a_loop():
+    shapes = [(3, 3), (3, 2), (4, 2)]
+    text = pullback.source(_control_flow().rnn_loss, *map(np.ones, shapes), argnums=(0, 1),
+                           optimize=False)
+    excerpts = [block for block in code_blocks("design.md")
+                if is_listing(block) and block.text[0].isspace()]
+    assert len(excerpts) == 1 and shown_in(text, excerpts[0])
+
