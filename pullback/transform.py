@@ -33,7 +33,7 @@ from . import (
     rules,
     scopes,
 )
-from .bindings import Bindings
+from .bindings import Bindings, is_helper_cell
 from .config import current as current_settings
 from .naming import Namer
 
@@ -300,7 +300,9 @@ def generated_functions(fn, param_kinds):
     cells = dict(zip(forward.__code__.co_freevars, forward.__closure__ or ()))
     closure = tuple(cells.get(name) or types.CellType() for name in code.co_freevars)
     pullback = types.FunctionType(code, fn.__globals__, code.co_name, None, closure)
-    pullback_kinds = {name: found.kinds.get(name, kinds.CONST) for name in code.co_freevars}
+    pullback_kinds = {name: found.kinds.get(name, kinds.CONST)
+                      for name, cell in zip(code.co_freevars, closure)
+                      if not is_helper_cell(cell)}
     pullback_kinds[code.co_varnames[0]] = found.result_kind
     return [(forward, dict(param_kinds)), (pullback, pullback_kinds)]
 

@@ -48,6 +48,8 @@ SHOWN = [  # the arguments, and lines the output must contain
      ["def loss_fwd(w, x, y):", "def loss_pullback(dout):"]),
     (("examples/control_flow.py:horner", "--order", "3"),
      ["def horner_fwd_fwd_fwd(coeffs, x):", "def horner_pullback_pullback_fwd("]),
+    ((QUICKSTART, "--order", "3"),
+     ["def loss_fwd_fwd_fwd(w, x, y):", "def loss_pullback_pullback_fwd("]),
     ((QUICKSTART, "--color", "never"), ["def loss_fwd(w, x, y):"]),
 ]
 
