@@ -46,7 +46,7 @@ def render(tree, origin, checker=None):
       for each of them, the user line it came from (or None); and, by line
       index, the user's nested functions (`def` or `lambda` ast nodes).
     """
-    verbatim = {n.name for n in nodes.walk(tree) if isinstance(n, nodes.FunctionDef)
+    verbatim = {n.name for n in nodes.statements(tree) if isinstance(n, nodes.FunctionDef)
                 and hasattr(n, "captured") and not getattr(n, "loop", False)}
     out = _Renderer(origin, verbatim, checker)
     out.statement(nodes.to_ast(tree), 0)

@@ -270,9 +270,21 @@ def clone(node):
     if not isinstance(node, gast.AST):
         return node
     new = node.__class__.__new__(node.__class__)
-    new.__dict__.update((key, clone(value) if isinstance(value, _COPIED) else value)
-                        for key, value in node.__dict__.items())
+    fields = {}
+    for key, value in node.__dict__.items():
+        fields[key] = clone(value) if isinstance(value, _COPIED) else value
+    new.__dict__ = fields
     return new
+
+
+def statements(tree):
+    """Every statement of `tree` and of the blocks nested in it (not expressions)."""
+    pending = [tree]
+    while pending:
+        node = pending.pop()
+        yield node
+        for field in ("body", "orelse", "finalbody"):
+            pending.extend(reversed(getattr(node, field, None) or []))
 
 
 _COPIED = (gast.AST, list)
