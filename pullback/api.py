@@ -339,27 +339,16 @@ def check_arguments(fn, args):
 
 def check_supported(fn, position, value):
     """Refuse an argument whose differentiable parts pullback cannot see."""
-    pending, seen = [value], set()
-    while pending:
-        value = pending.pop()
-        if id(value) in seen:
-            continue
-        seen.add(id(value))
-        if records.is_record(value):
-            pending.extend(records.fields(value).values())
-        elif isinstance(value, (tuple, list)):
-            pending.extend(value)
-        elif isinstance(value, dict):
-            pending.extend(value.values())
-        elif isinstance(value, complex) or np.iscomplexobj(value) and isinstance(
-                value, (np.ndarray, np.generic)):
+    for leaf in kinds.leaves(value):
+        if isinstance(leaf, complex) or np.iscomplexobj(leaf) and isinstance(
+                leaf, (np.ndarray, np.generic)):
             raise TypeError(
                 f"argument {position} of {fn.__qualname__} is complex: pullback's derivative "
                 "rules are written for real values (see docs/rules.md)")
-        elif not isinstance(value, _LEAF_TYPES) and not callable(value):
+        if not isinstance(leaf, _LEAF_TYPES) and not callable(leaf):
             raise TypeError(
                 f"argument {position} of {fn.__qualname__} contains a "
-                f"{type(value).__name__}: pullback differentiates floats, "
+                f"{type(leaf).__name__}: pullback differentiates floats, "
                 "NumPy arrays, objects with attributes and tuples, lists and dicts of them")
 
 

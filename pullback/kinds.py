@@ -150,26 +150,33 @@ _LONGEST = 32
 
 def _any_active(value):
     """Whether `value` holds a differentiable value: in a container, in a function's
-    closure cells, or in a bound method's object (searched without recursion)."""
+    closure cells, or in a bound method's object."""
+    return any(is_differentiable(leaf) for leaf in leaves(value, into_closures=True))
+
+
+def leaves(value, into_closures=False):
+    """The values inside `value` that are not tuples, lists, dicts or objects with
+    attributes (`records`), each once, searched without recursion; with
+    `into_closures`, also those in functions' closure cells and bound methods'
+    objects."""
     pending, seen = [value], set()
     while pending:
         value = pending.pop()
         if id(value) in seen:
             continue
         seen.add(id(value))
-        if isinstance(value, (tuple, list)):
+        if records.is_record(value):
+            pending.extend(records.fields(value).values())
+        elif isinstance(value, (tuple, list)):
             pending.extend(value)
         elif isinstance(value, dict):
             pending.extend(value.values())
-        elif isinstance(value, types.FunctionType):
+        elif into_closures and isinstance(value, types.FunctionType):
             pending.extend(scopes.cell_values(value))
-        elif records.is_record(value):
-            pending.extend(records.fields(value).values())
-        elif scopes.is_bound_method(value):
+        elif into_closures and scopes.is_bound_method(value):
             pending.append(value.__self__)
-        elif is_differentiable(value):
-            return True
-    return False
+        else:
+            yield value
 
 
 def of_annotation(annotation, default=ANY):

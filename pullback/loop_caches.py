@@ -108,6 +108,8 @@ class _Rewrite:
         self.zero = bindings.object("ZERO", ZERO)
         self.cache = namer.fresh(body.name.removesuffix("_fwd") + "_cache")
         self.cached = sorted(_free_names(self.pullback) & _bound_names(body))
+        stops = _stops_early(self.forward, self.iteration)
+        self.flag = namer.fresh("flag") if stops else None  # None: every iteration says 'next'
 
     def statements(self):
         """The forward loop and the definition of its pullback."""
@@ -126,7 +128,7 @@ class _Rewrite:
         append = nodes.call(nodes.attribute(nodes.name(self.cache), "append"),
                             [nodes.tuple_([nodes.name(v) for v in self.cached])])
         body = forward + [nodes.expr(append, self.lineno)] + state
-        if self.stops_early():
+        if self.flag:
             flag = nodes.name(self.flag)
             before.append(nodes.assign(self.flag, nodes.constant(NEXT), self.lineno))
             stop = nodes.compare(flag, nodes.NotEq(), nodes.constant(NEXT))
@@ -142,32 +144,16 @@ class _Rewrite:
         """The forward statements, and those passing the state to the next iteration:
         `x_1 = x_2` when the body ends in `iteration = ('next', x_2)`, else an unpacking."""
         last = self.forward[-1] if self.forward else None
-        if (self.stops_early() or not isinstance(last, nodes.Assign)
+        if (self.flag or not isinstance(last, nodes.Assign)
                 or not nodes.is_name(last.targets[0], self.iteration)
                 or not isinstance(last.value, nodes.Tuple)):
-            flag = self.flag if self.stops_early() else None
-            return self.forward, [nodes.unpack([flag] + self.params,
+            return self.forward, [nodes.unpack([self.flag] + self.params,
                                                nodes.name(self.iteration), self.lineno)]
         values = last.value.elts[1:]
         changed = [(p, v) for p, v in zip(self.params, values) if not nodes.is_name(v, p)]
         if not changed:
             return self.forward[:-1], []
         return self.forward[:-1], [_parallel_assign(changed, self.lineno)]
-
-    def stops_early(self):
-        """Whether some iteration may end with another flag than 'next' (break, return)."""
-        for node in self.forward:
-            for n in nodes.walk(node):
-                if (isinstance(n, nodes.Assign) and nodes.is_name(n.targets[0], self.iteration)
-                        and not _starts_with_next(n.value)):
-                    return True
-        return False
-
-    @property
-    def flag(self):
-        if not hasattr(self, "_flag"):
-            self._flag = self.namer.fresh("flag")
-        return self._flag
 
     def loop(self, body):
         """`for item in items`, or `while True` for a `while` loop (its items are None)."""
@@ -302,6 +288,12 @@ def _parallel_assign(pairs, lineno):
         return nodes.assign(pairs[0][0], pairs[0][1], lineno)
     targets = nodes.tuple_([nodes.store(name) for name, _ in pairs], nodes.Store())
     return nodes.assign(targets, nodes.tuple_([value for _, value in pairs]), lineno)
+
+
+def _stops_early(forward, iteration):
+    """Whether some iteration may end with another flag than 'next' (break, return)."""
+    return any(isinstance(n, nodes.Assign) and nodes.is_name(n.targets[0], iteration)
+               and not _starts_with_next(n.value) for stmt in forward for n in nodes.walk(stmt))
 
 
 def _starts_with_next(value):
