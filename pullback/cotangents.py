@@ -137,14 +137,25 @@ def unbroadcast(g, x):
     `np.add(x, y)` broadcasts `x` to the result's shape; the cotangent of `x`
     is the cotangent of the result summed back to `x`'s shape.
     """
-    if type(g) is np.ndarray and type(x) is np.ndarray and g.shape == x.shape:
+    kind = type(x)
+    if type(g) is np.ndarray:
+        if kind is np.ndarray:
+            return g if g.shape == x.shape else summed_to(g, x.shape)
+        if kind is float or kind is np.float64:
+            return g.sum() if g.ndim else g
+    elif kind is float and type(g) is float:
         return g
     if g is ZERO or x is ZERO:
         return ZERO
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
-    return np.reshape(np.sum(g, axis=broadcast_axes(np.shape(g), shape)), shape)
+    return summed_to(np.asarray(g), shape)
+
+
+def summed_to(g, shape):
+    """Array `g` summed over the axes along which an array of `shape` was broadcast to it."""
+    return g.sum(axis=broadcast_axes(g.shape, shape)).reshape(shape)
 
 
 def rebroadcast(h, g):
@@ -153,7 +164,7 @@ def rebroadcast(h, g):
         return ZERO
     if np.shape(h) == np.shape(g):
         return h
-    return np.broadcast_to(h, np.shape(g))
+    return broadcast_view(h, np.shape(g))
 
 
 def reshape_like(g, x, order="C"):
@@ -174,10 +185,29 @@ def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast cotangent `g` of a reduction of `x` back to `x`'s shape."""
     if g is ZERO or x is ZERO:
         return ZERO
-    shape = np.shape(x)
+    shape = x.shape if type(x) is np.ndarray else np.shape(x)
     if axis is not None and not keepdims:
         g = np.expand_dims(g, normalize_axis(axis, len(shape)))
-    return np.broadcast_to(g, shape)
+    return broadcast_view(g, shape)
+
+
+def broadcast_view(g, shape):
+    """`np.broadcast_to(g, shape)`, a read-only view, made directly when `g` is a
+    scalar or a contiguous array (NumPy's general version costs microseconds)."""
+    g = g if type(g) is np.ndarray else np.asarray(g)
+    if g.ndim == 0:
+        strides = (0,) * len(shape)
+    elif g.shape == shape or not g.flags.c_contiguous or g.ndim > len(shape):
+        return np.broadcast_to(g, shape)
+    else:
+        strides = [0] * (len(shape) - g.ndim)
+        for n, m, stride in zip(g.shape, shape[len(strides):], g.strides):
+            if n != m and n != 1:
+                return np.broadcast_to(g, shape)
+            strides.append(stride if n == m else 0)
+    view = np.ndarray(shape, g.dtype, g, 0, tuple(strides))
+    view.flags.writeable = False
+    return view
 
 
 def normalize_axis(axis, ndim):
@@ -203,7 +233,7 @@ def degrees_of_freedom(x, z, axis=None, ddof=0, correction=None, where=True):
 def extremum_share(x, z, axis=None, keepdims=False):
     """Where `x` attains the max/min `z` along `axis`: 1/count at ties, else 0."""
     hits = np.asarray(x) == unreduce(z, x, axis, keepdims)
-    return hits / np.sum(hits, axis=axis, keepdims=True)
+    return hits / hits.sum(axis=axis, keepdims=True)
 
 
 def product_of_others(x, axis=None):

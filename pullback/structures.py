@@ -57,7 +57,9 @@ def index_add(total, g, x, index):
 
 def _scattered(g, x, index):
     """`g` placed at `index` in zeros shaped like array `x`, repeated indices adding up."""
-    out = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    same = type(g) is float or type(g) is np.ndarray and g.dtype == x.dtype
+    out = np.zeros(np.shape(x), dtype=x.dtype if same and type(x) is np.ndarray
+                   else np.result_type(x, g))
     if _is_basic_index(index):
         out[index] = g
     else:
@@ -251,8 +253,13 @@ def unconcatenate(g, xs, axis=0):
     if axis is None:
         ends = np.cumsum([np.size(x) for x in xs])[:-1]
         return [np.reshape(part, np.shape(x)) for part, x in zip(np.split(g, ends), xs)]
-    ends = np.cumsum([np.shape(x)[axis] for x in xs])[:-1]
-    return np.split(g, ends, axis=axis)
+    lead = (slice(None),) * (axis % np.ndim(g))
+    parts, start = [], 0
+    for x in xs:
+        end = start + np.shape(x)[axis]
+        parts.append(g[(*lead, slice(start, end))])
+        start = end
+    return parts
 
 
 def reconcatenate(h, xs, axis=0):
@@ -308,7 +315,9 @@ def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     `g` on that diagonal of zeros. Its transpose is `np.diagonal`."""
     if any_zero(g, x):
         return ZERO
-    out = np.zeros(np.shape(x), dtype=np.result_type(x, g))
+    same = type(g) is float or type(g) is np.ndarray and g.dtype == x.dtype
+    out = np.zeros(np.shape(x), dtype=x.dtype if same and type(x) is np.ndarray
+                   else np.result_type(x, g))
     rows = np.arange(np.shape(g)[-1]) + max(-offset, 0)
     np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, rows + offset] = g
     return out
