@@ -38,12 +38,12 @@ class _Block:
         out = []
         for stmt in statements:
             stmt = self.nested(stmt)
-            target = _single_target(stmt)
+            target = nodes.single_target(stmt)
             accumulated = self.accumulation(stmt, target, owned)
             if accumulated is not None:
                 out.append(accumulated)
                 continue
-            touched = _names_read(stmt) | _names_stored(stmt)
+            touched = nodes.reads(stmt) | nodes.stores(stmt)
             owned = {d: x for d, x in owned.items() if d not in touched and x not in touched}
             made = self.scattered_into(stmt)
             if made is not None:
@@ -75,7 +75,7 @@ class _Block:
         left, op, right = stmt.value.left, stmt.value.op, stmt.value.right
         if not (isinstance(op, nodes.Add) and nodes.is_name(left, target)
                 and self.is_scatter(right) and nodes.is_name(right.args[1], owned[target])
-                and target not in _names_read(right)):
+                and target not in nodes.reads(right)):
             return None
         add_into = nodes.name(self.bindings.object("index_add", index_add))
         call = nodes.call(add_into, [nodes.name(target)] + right.args[:3])
@@ -84,19 +84,3 @@ class _Block:
     def is_scatter(self, node):
         return (isinstance(node, nodes.Call) and nodes.is_name(node.func, self.scatter)
                 and len(node.args) == 3 and not node.keywords)
-
-
-def _single_target(stmt):
-    if isinstance(stmt, nodes.Assign) and nodes.is_name(stmt.targets[0]):
-        return stmt.targets[0].id
-    return None
-
-
-def _names_read(node):
-    return {n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)
-            and isinstance(n.ctx, nodes.Load)}
-
-
-def _names_stored(node):
-    return {n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)
-            and isinstance(n.ctx, nodes.Store)}

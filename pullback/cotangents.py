@@ -11,6 +11,7 @@ it to a value gives the value. Anything nonlinear raises, as that would mean a
 rule is wrong.
 """
 
+import math
 import types
 
 import numpy as np
@@ -119,6 +120,40 @@ def add(x, y):
     return x + y
 
 
+def add_all(terms):
+    """The sum of the cotangents in tuple `terms`, made at once: each array of the
+    result is a new one that the other terms are added into in place (or the only
+    term that is not `ZERO`). The optimiser writes it for a cotangent summed from
+    several terms (`sum_chains`)."""
+    if terms is ZERO:
+        return ZERO
+    present = [t for t in terms if t is not ZERO]
+    if len(present) < 2:
+        return present[0] if present else ZERO
+    first = present[0]
+    if isinstance(first, (tuple, list)):
+        items = [add_all([t[i] for t in present]) for i in range(len(first))]
+        return items if isinstance(first, list) else tuple(items)
+    if isinstance(first, dict):
+        keys = {k: None for t in present for k in t}
+        return {k: add_all([t.get(k, ZERO) for t in present]) for k in keys}
+    total = first + present[1]
+    for term in present[2:]:
+        if type(total) is np.ndarray and type(term) is np.ndarray and (
+                total.shape == term.shape and total.dtype == np.result_type(total, term)):
+            total += term
+        else:
+            total = total + term
+    return total
+
+
+def fan_out(g, terms):
+    """The cotangents of `terms` from the cotangent `g` of `add_all(terms)`: `g` for each."""
+    if g is ZERO:
+        return ZERO
+    return tuple(g for _ in terms)
+
+
 def add_into(total, x):
     """`add(total, x)` for a running sum of array cotangents that only its caller
     holds: the first array is copied, later ones are added into it in place."""
@@ -155,7 +190,28 @@ def unbroadcast(g, x):
 
 def summed_to(g, shape):
     """Array `g` summed over the axes along which an array of `shape` was broadcast to it."""
-    return g.sum(axis=broadcast_axes(g.shape, shape)).reshape(shape)
+    axes = broadcast_axes(g.shape, shape)
+    rows = math.prod(g.shape[:len(axes)])
+    if (axes == tuple(range(len(axes))) and rows >= _MANY_ROWS and g.dtype == np.float64
+            and g.flags.c_contiguous and g.size <= rows * _FEW_COLUMNS):
+        return (_ones(rows) @ g.reshape(rows, -1)).reshape(shape)
+    return g.sum(axis=axes).reshape(shape)
+
+
+# NumPy sums many short rows (a bias's cotangent over a batch, `(1000, 5, 2)` to
+# `(5, 2)`) four times slower than a product with a vector of ones does.
+_MANY_ROWS = 64
+_FEW_COLUMNS = 32
+_ONES = np.ones(0)
+
+
+def _ones(n):
+    """A read-only vector of `n` ones, shared between calls."""
+    global _ONES
+    if _ONES.size < n:
+        _ONES = np.ones(max(n, 2 * _ONES.size))
+        _ONES.flags.writeable = False
+    return _ONES[:n]
 
 
 def rebroadcast(h, g):

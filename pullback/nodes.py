@@ -287,6 +287,23 @@ def statements(tree):
             pending.extend(reversed(getattr(node, field, None) or []))
 
 
+def reads(node):
+    """The names `node` (and everything in it) reads."""
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+
+
+def stores(node):
+    """The names `node` (and everything in it) assigns."""
+    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+
+
+def single_target(stmt):
+    """The name `stmt` assigns when it is `name = value`, else None."""
+    if isinstance(stmt, gast.Assign) and is_name(stmt.targets[0]):
+        return stmt.targets[0].id
+    return None
+
+
 _COPIED = (gast.AST, list)
 
 

@@ -12,6 +12,7 @@ inspectable (`pullback.source(f, optimize=False)`).
 from . import nodes
 from .accumulation import accumulate_in_place
 from .loop_caches import cache_loops
+from .sum_chains import sum_once
 
 
 def optimize(forward, bindings, namer):
@@ -30,7 +31,7 @@ def _optimized(statements, bindings):
     out = []
     for stmt in statements:
         if getattr(stmt, "pullback", False):
-            body = accumulate_in_place(dead_code(stmt.body, set()), bindings)
+            body = sum_once(accumulate_in_place(dead_code(stmt.body, set()), bindings), bindings)
             stmt = _with_body(stmt, body)
         elif isinstance(stmt, nodes.If):
             stmt = _with_body(stmt, _optimized(stmt.body, bindings),
@@ -65,7 +66,7 @@ def dead_code(statements, live):
             if not targets & live:
                 continue
             live -= targets
-            live |= _reads(stmt.value)
+            live |= nodes.reads(stmt.value)
         elif isinstance(stmt, nodes.If):
             body_live, else_live = set(live), set(live)
             stmt = _with_body(stmt, dead_code(stmt.body, body_live) or [nodes.Pass()],
@@ -73,9 +74,9 @@ def dead_code(statements, live):
             if _is_empty(stmt):
                 continue
             live.clear()
-            live.update(body_live | else_live | _reads(stmt.test))
+            live.update(body_live | else_live | nodes.reads(stmt.test))
         else:
-            live |= _reads(stmt)
+            live |= nodes.reads(stmt)
         kept.append(stmt)
     return kept[::-1]
 
@@ -90,7 +91,3 @@ def _names(target):
     elts = [e.value if isinstance(e, nodes.Starred) else e for e in target.elts]
     return {e.id for e in elts} - {"_"}
 
-
-def _reads(node):
-    return {n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)
-            and isinstance(n.ctx, nodes.Load)}

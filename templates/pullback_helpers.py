@@ -25,6 +25,8 @@ from pullback.calls import extend_environment, join_cotangents, place, restrict_
 from pullback.calls import pick as pick_
 from pullback.calls import split_cotangents as split_cotangents_
 from pullback.cotangents import (
+    add_all,
+    fan_out,
     product_of_others_adjoint,
     rebroadcast,
     reshape_like,
@@ -86,6 +88,16 @@ from pullback.structures import (
 def add(z, x, y):
     d[x] = d[z]
     d[y] = d[z]
+
+
+@adjoint(cotangents.add_all)
+def add_all_(z, terms):
+    d[terms] = fan_out(d[z], terms)
+
+
+@adjoint(cotangents.fan_out)
+def fan_out_(z, g, terms):
+    d[g] = add_all(d[z])
 
 
 @adjoint(cotangents.unbroadcast)

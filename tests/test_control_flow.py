@@ -895,6 +895,24 @@ def tree_lstm(tree, w, u):
     return np.sum(h ** 2) + np.sum(c)
 
 
+def tree_of_shared_weights(params, tree):
+    if isinstance(tree, tuple):
+        left = tree_of_shared_weights(params, tree[0])
+        right = tree_of_shared_weights(params, tree[1])
+        return combined(params, left, right)
+    w, b = params
+    return np.tanh(w[:, tree] + b)
+
+
+def combined(params, left, right):
+    w, b = params
+    return np.tanh(w @ (left * right) + b)
+
+
+def tree_of_shared_weights_loss(w, b, tree):
+    return np.sum(tree_of_shared_weights((w, b), tree) ** 2)
+
+
 def tree_with_closure(tree, w):
     def walk(t, depth):
         if isinstance(t, list):
@@ -1104,6 +1122,7 @@ CASES = [
     (callable_object, (LAYER, vec(3))),
     (list_of_objects, ([Linear(vec(3, 3), vec(3)), Linear(vec(2, 3), vec(2))], vec(3))),
     (tree_product, (TREE, 0.9)),
+    (tree_of_shared_weights_loss, (vec(3, 3) * 0.5, vec(3), ((0, (1, 2)), 1))),
     (tree_lstm, (((vec(2), vec(2)), vec(2)), vec(5 * LSTM_N, 2 * LSTM_N) * 0.5,
                  vec(LSTM_N, 2))),
     (tree_with_closure, ([0.3, [0.5, 0.7], [[1.1]]], 0.9)),

@@ -12,6 +12,7 @@ import pytest
 
 import pullback
 from pullback import transform
+from pullback.testing import check_grads
 from test_docs import code_blocks, is_listing, shown_in
 
 
@@ -154,3 +155,14 @@ def test_design_document_shows_an_update_in_a_loop():
                 if is_listing(block) and block.text[0].isspace()]
     assert len(excerpts) == 1 and shown_in(text, excerpts[0])
 
+
+
+def test_a_cotangent_summed_from_several_calls_is_summed_once():
+    from test_control_flow import tree_of_shared_weights, tree_of_shared_weights_loss, vec
+
+    params, tree = (vec(3, 3) * 0.5, vec(3)), ((0, (1, 2)), 1)
+    text = pullback.source(tree_of_shared_weights, params, tree, argnums=0)
+    assert "dparams = add_all((dparams, dparams_1, dparams_2))" in text
+    assert "dparams = add(dparams, dparams_1)" in pullback.source(
+        tree_of_shared_weights, params, tree, argnums=0, optimize=False)
+    check_grads(tree_of_shared_weights_loss, (*params, tree), order=3)

@@ -1,0 +1,72 @@
+"""The sensitivity algebra's fast paths give what the plain NumPy expressions give."""
+
+import numpy as np
+import pytest
+
+from pullback.cotangents import ZERO, add_all, broadcast_view, unbroadcast, unreduce
+from pullback.structures import index_add, unconcatenate, unindex
+
+rng = np.random.default_rng(0)
+
+
+def scatter(g, shape, index):
+    out = np.zeros(shape)
+    np.add.at(out, index, g)
+    return out
+
+
+BROADCASTS = [((1000, 5, 2), (1, 5, 2)), ((1000, 5, 2), (5, 2)), ((100, 3), (3,)),
+              ((10, 3), (1, 3)), ((1000, 100), (100,)), ((7, 100, 5), (100, 5)),
+              ((100, 5), (100, 1)), ((4, 3), (4, 3)), ((3,), ())]
+
+
+@pytest.mark.parametrize("g_shape, x_shape", BROADCASTS)
+def test_unbroadcast_sums_the_broadcast_axes(g_shape, x_shape):
+    g, x = rng.standard_normal(g_shape), np.ones(x_shape)
+    want = (g + np.zeros(x_shape)).sum(
+        axis=tuple(range(len(g_shape) - len(x_shape)))
+        + tuple(len(g_shape) - len(x_shape) + i for i, n in enumerate(x_shape)
+                if n == 1 and g_shape[len(g_shape) - len(x_shape) + i] != 1), keepdims=False)
+    assert np.allclose(unbroadcast(g, x), np.reshape(want, x_shape))
+    assert np.shape(unbroadcast(g, x)) == x_shape
+
+
+@pytest.mark.parametrize("g, shape", [(np.float64(2.0), (2, 3)), (np.ones((4, 1)), (3, 4, 5)),
+                                      (np.ones(3), (2, 3)), (np.ones((3, 4)).T, (2, 4, 3))])
+def test_broadcast_view_is_a_read_only_broadcast(g, shape):
+    view = broadcast_view(g, shape)
+    assert np.array_equal(view, np.broadcast_to(g, shape)) and not view.flags.writeable
+
+
+def test_unreduce_of_an_axis():
+    assert np.array_equal(unreduce(np.arange(3.0), np.ones((3, 4)), 1),
+                          np.repeat(np.arange(3.0)[:, None], 4, axis=1))
+
+
+INDICES = [((20, 11), (800,)), ((5,), (7,)), ((4, 3, 2), (2, 3)), ((6, 2), (0,))]
+
+
+@pytest.mark.parametrize("x_shape, index_shape", INDICES)
+def test_scatters_of_rows_add_repeated_rows(x_shape, index_shape):
+    index = rng.integers(-x_shape[0], x_shape[0], index_shape)
+    g = rng.standard_normal(index_shape + x_shape[1:])
+    want = scatter(g, x_shape, index)
+    assert np.allclose(unindex(g, np.ones(x_shape), index), want)
+    assert np.allclose(index_add(np.ones(x_shape), g, np.ones(x_shape), index), want + 1.0)
+
+
+def test_unconcatenate_gives_each_part():
+    g = rng.standard_normal((2, 7))
+    parts = unconcatenate(g, [np.ones((2, 3)), np.ones((2, 4))], 1)
+    assert [p.tolist() for p in parts] == [g[:, :3].tolist(), g[:, 3:].tolist()]
+
+
+def test_add_all_sums_without_changing_its_terms():
+    terms = ((np.ones(3), ZERO, {"a": 1.0}), ZERO, (np.full(3, 2.0), 4.0, {"b": 2.0}),
+             (np.full(3, 3.0), ZERO, ZERO))
+    copies = [None if t is ZERO else (t[0].copy(),) for t in terms]
+    total = add_all(terms)
+    assert np.array_equal(total[0], np.full(3, 6.0)) and total[1] == 4.0
+    assert total[2] == {"a": 1.0, "b": 2.0}
+    assert all(c is None or np.array_equal(c[0], t[0]) for c, t in zip(copies, terms))
+    assert add_all((ZERO, ZERO)) is ZERO and add_all(ZERO) is ZERO
