@@ -450,8 +450,12 @@ def select(keep, g):
 
 
 def tie_share(x, z, y):
-    """For `z = np.maximum(x, y)` (or minimum), the share of `x`: 1, 1/2 at a tie, or 0."""
-    return (x == z) / (1.0 + (x == y))
+    """For `z = np.maximum(x, y)` (or minimum), the share of `x`: 1, 1/2 at a tie, or 0
+    (a boolean array where there is no tie, as for ReLU away from zero)."""
+    chosen, ties = x == z, x == y
+    if type(chosen) is np.ndarray and type(ties) is np.ndarray and not ties.any():
+        return chosen
+    return chosen / (1.0 + ties)
 
 
 def within(a, a_min=None, a_max=None, min=None, max=None):

@@ -937,8 +937,11 @@ class _Reverse:
         return [nodes.assign(name, expr, self.lineno)]
 
     def add(self, var, left, right):
-        """`left ⊕ right` for cotangents of `var`: `+` for numbers and arrays."""
+        """`left ⊕ right` for cotangents of `var`: `+` for numbers and arrays (`-` for
+        the sum with a negation, `dx - e` for `dx + -e`)."""
         if self.kinds[var].shape in ("scalar", "array"):
+            if isinstance(right, nodes.UnaryOp) and isinstance(right.op, nodes.USub):
+                return nodes.binop(left, nodes.Sub(), right.operand)
             return nodes.binop(left, nodes.Add(), right)
         return nodes.call(nodes.name(self.bindings.object("add", cotangents.add)), [left, right])
 
