@@ -3,8 +3,9 @@
 Pullbacks are pure: every statement in them only computes values. So a
 statement whose results nothing reads is dropped (`dead_code`), which removes
 the parts of inlined templates that served cotangents nobody needs. Then the
-cotangents of an array's slices gather in one buffer (`accumulation`), and
-loops keep caches of values instead of a closure per iteration (`loop_caches`).
+cotangents of an array's slices gather in one buffer (`accumulation`), a
+cotangent summed from several terms is summed once (`sum_chains`), and loops
+keep caches of values instead of a closure per iteration (`loop_caches`).
 The input tree is not modified, so the stage before optimisation stays
 inspectable (`pullback.source(f, optimize=False)`).
 """
