@@ -265,7 +265,7 @@ def _stage_text(fn, param_kinds, stage):
     derivative = transform.derivative(fn, param_kinds)
     if stage == "optimized":
         return derivative.text
-    tree = derivative.anf if stage == "anf" else derivative.raw
+    tree = derivative.anf if stage == "anf" else derivative.unoptimized()
     return "\n".join(emit.render(tree, derivative.origin)[0]) + "\n"
 
 

@@ -13,6 +13,7 @@ import inspect
 import textwrap
 
 from .cotangents import ZERO
+from .deferred import concrete
 
 
 def custom_vjp(fn):
@@ -75,7 +76,7 @@ def custom_forward(fwd, bwd, *args):
     out, residuals = fwd(*args)
 
     def custom_pullback(g):
-        cotangents = bwd(residuals, g)
+        cotangents = bwd(residuals, concrete(g))
         check_cotangents(bwd, cotangents, len(args))
         return (ZERO, *cotangents)
 

@@ -15,6 +15,7 @@ import numpy as np
 
 from . import records, scopes
 from .cotangents import is_differentiable
+from .deferred import Deferred
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,7 +123,7 @@ def of_value(value, depth=0):
         return ANY if _any_active(value.__self__) else CONST
     if not is_differentiable(value):
         return CONST
-    return ARRAY if isinstance(value, np.ndarray) else SCALAR
+    return ARRAY if isinstance(value, (np.ndarray, Deferred)) else SCALAR
 
 
 def _container_of_value(value, depth):

@@ -69,8 +69,8 @@ def without_item(g, index):
     `with_item` contributes (its item there was overwritten). Its own transpose."""
     if g is ZERO:
         return ZERO
-    if isinstance(g, np.ndarray):
-        result = g.copy()
+    if not isinstance(g, (list, dict, tuple)):
+        result = np.array(g)
         result[index] = 0.0
         return result
     result = g.copy() if isinstance(g, (list, dict)) else list(g)
@@ -86,7 +86,7 @@ def written_item(g, index, value, updated):
     if g is ZERO or (isinstance(updated, np.ndarray) and not is_differentiable(updated)):
         return ZERO
     item = g[index]
-    return unbroadcast(item, value) if isinstance(g, np.ndarray) else item
+    return unbroadcast(item, value) if isinstance(updated, np.ndarray) else item
 
 
 def written_item_adjoint(h, g, index, value, updated):

@@ -2,7 +2,8 @@
 
 Pullbacks are pure: every statement in them only computes values. So a
 statement whose results nothing reads is dropped (`dead_code`), which removes
-the parts of inlined templates that served cotangents nobody needs. Then the
+the parts of inlined templates that served cotangents nobody needs, and a
+contribution added twice is added once, doubled (`doubled`). Then the
 cotangents of an array's slices gather in one buffer (`accumulation`), a
 cotangent summed from several terms is summed once (`sum_chains`), and loops
 keep caches of values instead of a closure per iteration (`loop_caches`).
@@ -32,7 +33,8 @@ def _optimized(statements, bindings):
     out = []
     for stmt in statements:
         if getattr(stmt, "pullback", False):
-            body = sum_once(accumulate_in_place(dead_code(stmt.body, set()), bindings), bindings)
+            body = doubled(dead_code(stmt.body, set()))
+            body = sum_once(accumulate_in_place(body, bindings), bindings)
             stmt = _with_body(stmt, body)
         elif isinstance(stmt, nodes.If):
             stmt = _with_body(stmt, _optimized(stmt.body, bindings),
@@ -80,6 +82,62 @@ def dead_code(statements, live):
             live |= nodes.reads(stmt)
         kept.append(stmt)
     return kept[::-1]
+
+
+def doubled(statements):
+    """`statements` (a block of a pullback, and the blocks nested in it) where a cotangent
+    gets the same contribution twice in a row (`x * x`: `dx = dz * x` then
+    `dx = dx + dz * x`) with that contribution once, times two (exact in floating
+    point, as the sum is). `+` in a pullback adds numbers or arrays (containers are
+    summed by `add`)."""
+    out = []
+    for stmt in statements:
+        if isinstance(stmt, nodes.If):
+            stmt = _with_body(stmt, doubled(stmt.body), doubled(stmt.orelse))
+        twice = _twice(out[-1], stmt) if out else None
+        if twice is not None:
+            out[-1] = twice
+        else:
+            out.append(stmt)
+    return out
+
+
+def _twice(first, second):
+    """`d = e * 2` for `d = e; d = d + e` (and `d = d + e * 2` for `d = d + e` twice),
+    else None."""
+    target = nodes.single_target(second)
+    if target is None or nodes.single_target(first) != target:
+        return None
+    term = _added_to(second.value, target)
+    if term is None or target in nodes.reads(term) or _key(term) is None:
+        return None
+    if _key(first.value) == _key(term):
+        return nodes.assign(target, nodes.binop(term, nodes.Mult(), nodes.constant(2)),
+                            nodes.lineno_of(first))
+    earlier = _added_to(first.value, target)
+    if earlier is not None and _key(earlier) == _key(term):
+        doubled_term = nodes.binop(term, nodes.Mult(), nodes.constant(2))
+        return nodes.assign(target, nodes.binop(nodes.name(target), nodes.Add(), doubled_term),
+                            nodes.lineno_of(first))
+    return None
+
+
+def _added_to(value, target):
+    """`e` for `target + e`, else None."""
+    if (isinstance(value, nodes.BinOp) and isinstance(value.op, nodes.Add)
+            and nodes.is_name(value.left, target)):
+        return value.right
+    return None
+
+
+def _key(expr):
+    """A text equal for equal expressions, or None when `expr` holds a constant other
+    than a number or string (an array's text may abbreviate it)."""
+    for node in nodes.walk(expr):
+        if isinstance(node, nodes.Constant) and not isinstance(
+                node.value, (int, float, str, type(None))):
+            return None
+    return nodes.dump(expr)
 
 
 def _is_empty(stmt):

@@ -11,19 +11,22 @@ transforms. All of them map `ZERO` to `ZERO`.
 import numpy as np
 
 from .cotangents import ZERO, add, any_zero, reshape_like, unbroadcast
+from .deferred import row_sum, scatter_add
 
 
 def unindex(g, x, index):
     """The cotangent of `x` from the cotangent `g` of `x[index]`.
 
-    For arrays this scatters `g` into zeros, adding repeated indices; for
-    tuples, lists and dicts it puts `g` at `index` and `ZERO` at the other items.
-    Its transpose is indexing: `h[index]`.
+    For arrays this scatters `g` into zeros, adding repeated indices (or, for a
+    few rows of a table, defers that: `deferred.RowSum`); for tuples, lists and
+    dicts it puts `g` at `index` and `ZERO` at the other items. Its transpose is
+    indexing: `h[index]`.
     """
     if g is ZERO or x is ZERO:
         return ZERO
     if type(x) is np.ndarray:
-        return _scattered(g, x, index)
+        rows = row_sum(g, x, index)
+        return _scattered(g, x, index) if rows is None else rows
     if isinstance(x, dict):
         return {k: g if k == index else ZERO for k in x}
     if isinstance(x, (tuple, list)):
@@ -51,41 +54,32 @@ def index_add(total, g, x, index):
     if _is_basic_index(index):
         total[index] += g
     else:
-        _scatter_add(total, index, g)
+        scatter_add(total, index, g)
     return total
 
 
 def _scattered(g, x, index):
     """`g` placed at `index` in zeros shaped like array `x`, repeated indices adding up."""
     same = type(g) is float or type(g) is np.ndarray and g.dtype == x.dtype
-    out = np.zeros(np.shape(x), dtype=x.dtype if same and type(x) is np.ndarray
-                   else np.result_type(x, g))
+    out = np.zeros(x.shape if type(x) is np.ndarray else np.shape(x),
+                   dtype=x.dtype if same and type(x) is np.ndarray else np.result_type(x, g))
     if _is_basic_index(index):
         out[index] = g
     else:
-        _scatter_add(out, index, g)
+        scatter_add(out, index, g)
     return out
 
 
-def _scatter_add(out, index, g):
-    """`np.add.at(out, index, g)`; by `np.bincount` (three times faster) when `index` is
-    an array of row numbers of a float64 `out`, the case of gathering rows (`x[rows]`)."""
-    if not (type(index) is np.ndarray and index.dtype.kind in "iu" and index.size
-            and out.dtype == np.float64 and out.ndim):
-        np.add.at(out, index, g)
-        return
-    rows = out.shape[0]
-    width = out.size // rows if rows else 0
-    flat = np.where(index < 0, index + rows, index).reshape(-1, 1) * width + np.arange(width)
-    values = np.broadcast_to(g, index.shape + out.shape[1:])
-    out += np.bincount(flat.ravel(), weights=values.ravel(), minlength=out.size).reshape(
-        out.shape)
-
-
 def _is_basic_index(index):
-    parts = index if isinstance(index, tuple) else (index,)
-    return all(p is None or p is Ellipsis or isinstance(p, (int, np.integer, slice))
-               for p in parts)
+    if type(index) is not tuple:
+        return index is None or index is Ellipsis or isinstance(index, _BASIC)
+    for part in index:  # noqa: SIM110 (a loop is faster than all() on this hot path)
+        if not (part is None or part is Ellipsis or isinstance(part, _BASIC)):
+            return False
+    return True
+
+
+_BASIC = (int, np.integer, slice)
 
 
 def repack(x, items):
@@ -268,10 +262,10 @@ def unconcatenate(g, xs, axis=0):
     if axis is None:
         ends = np.cumsum([np.size(x) for x in xs])[:-1]
         return [np.reshape(part, np.shape(x)) for part, x in zip(np.split(g, ends), xs)]
-    lead = (slice(None),) * (axis % np.ndim(g))
+    lead = (slice(None),) * (axis % (g.ndim if type(g) is np.ndarray else np.ndim(g)))
     parts, start = [], 0
     for x in xs:
-        end = start + np.shape(x)[axis]
+        end = start + (x.shape if type(x) is np.ndarray else np.shape(x))[axis]
         parts.append(g[(*lead, slice(start, end))])
         start = end
     return parts

@@ -11,6 +11,7 @@ run time.
 
 import builtins
 import dataclasses
+import functools
 import inspect
 import os
 import re
@@ -25,6 +26,7 @@ from . import (
     debugging,
     dispatch,
     emit,
+    inline,
     kinds,
     nodes,
     optimize,
@@ -52,7 +54,8 @@ class Derivative:
     Attributes:
       origin: where the user function came from.
       anf: the function in A-normal form.
-      raw: the forward function before `optimize`.
+      raw: the forward function before optimisation (inlining and `optimize`), or a
+        function making it (see `unoptimized`).
       tree: the forward function as compiled.
       text: its source (what `pullback.source` shows).
       code: its code object.
@@ -87,6 +90,13 @@ class Derivative:
         cells = dict(self.cells)
         cells.update(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
         return emit.bind(self.code, fn.__globals__, cells, fn.__defaults__, fn.__kwdefaults__)
+
+    def unoptimized(self):
+        """The forward function before optimisation (made when first asked for, if
+        small callees were inlined)."""
+        if callable(self.raw):
+            self.raw = self.raw()
+        return self.raw
 
     def is_current(self, fn_globals):
         """Whether every global it was compiled for is still the same object."""
@@ -205,18 +215,16 @@ class _Calls:
 def _run_pipeline(fn, param_kinds):
     tree, origin = parse.parse_function(fn)
     normal = anf.to_anf(tree, origin)
-    namer = Namer.for_tree(normal)
-    namer.reserve(tree.name)
-    nested_names = {n.id for closure in scopes.nested_functions(normal)
-                    for n in nodes.walk(closure) if isinstance(n, nodes.Name)}
-    bindings = Bindings(namer, fn.__code__, fn.__globals__, nested_names)
+    inlined, inlined_globals = inline.inline_calls(normal, origin)
     own = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), _Forward())
-    name = bindings.cell(f"{_simple_name(fn)}_fwd", own.cell)
     calls = _Calls()
-    result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
-                             name)
+    result, namer, bindings, name = _reverse(fn, tree.name, inlined, origin, param_kinds,
+                                             own.cell, calls)
     raw = result.tree
-    optimized = optimize.optimize(raw, bindings, namer)
+    if inlined is not normal:
+        raw = functools.partial(_unoptimized_tree, fn, tree.name, normal, origin, param_kinds,
+                                own.cell)
+    optimized = optimize.optimize(result.tree, bindings, namer)
     settings = current_settings()
     checker = bindings.object("check_nan", debugging.check_nan) if settings.check_nans else None
     free = (set(bindings.cells) | set(origin.cells)) - {name}
@@ -226,8 +234,28 @@ def _run_pipeline(fn, param_kinds):
     code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header,
                                                   checker)
     return Derivative(origin, normal, raw, optimized, text, code, dict(bindings.cells),
-                      result.result_kind, filename, source_map, result.globals_used,
-                      calls.callees, result.kinds)
+                      result.result_kind, filename, source_map,
+                      {**result.globals_used, **inlined_globals}, calls.callees, result.kinds)
+
+
+def _unoptimized_tree(fn, name, normal, origin, param_kinds, cell):
+    """The forward function of `fn` from its ANF `normal`, without inlining or
+    `optimize` (what `pullback.source(f, optimize=False)` shows)."""
+    return _reverse(fn, name, normal, origin, param_kinds, cell, _Calls())[0].tree
+
+
+def _reverse(fn, name, normal, origin, param_kinds, cell, calls):
+    """The reverse stage on `normal`: its result, and the namer, bindings and forward
+    name it used."""
+    namer = Namer.for_tree(normal)
+    namer.reserve(name)
+    nested_names = {n.id for closure in scopes.nested_functions(normal)
+                    for n in nodes.walk(closure) if isinstance(n, nodes.Name)}
+    bindings = Bindings(namer, fn.__code__, fn.__globals__, nested_names)
+    forward_name = bindings.cell(f"{_simple_name(fn)}_fwd", cell)
+    result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
+                             forward_name)
+    return result, namer, bindings, forward_name
 
 
 def _filename(origin, fn, name, param_kinds, settings):

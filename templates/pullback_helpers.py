@@ -11,6 +11,7 @@ from pullback import (
     api,
     calls,
     cotangents,
+    deferred,
     dispatch,
     iteration,
     loops,
@@ -125,6 +126,12 @@ def product_of_others(z, x, axis=None):
     d[x] = product_of_others_adjoint(d[z], x, axis)
 
 
+@adjoint(deferred.outer_sum, result="array")
+def outer_sum(z, u, v):
+    d[u] = np.dot(v, d[z].T)
+    d[v] = np.dot(u, d[z])
+
+
 @adjoint(cotangents.tensordot_left)
 def tensordot_left_(z, g, a, b, axes=2):
     d[g] = np.tensordot(d[z], b, axes)
@@ -138,7 +145,7 @@ def tensordot_right_(z, g, a, b, axes=2):
 
 
 @adjoint(cotangents.materialize, cotangents.materialize_all, api.function_of,
-         dispatch.method_object, records.internal)
+         dispatch.method_object, records.internal, deferred.concrete)
 def identity(z, value, *shape, held=None):
     d[value] = d[z]
 

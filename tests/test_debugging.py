@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback import debugging, transform
+from pullback import debugging, inline, transform
 from pullback.errors import NaNError
 from test_docs import run_page, shown_in
 
@@ -41,6 +41,10 @@ def root_sum(x):
 
 
 def calls_root_sum(x):
+    return root_sum(x * 2.0)
+
+
+def calls_root_sum_again(x):
     return root_sum(x * 2.0)
 
 
@@ -149,15 +153,25 @@ def test_a_block_comment_names_the_users_line():
     assert f"# from test_debugging.py:{line_of(cube)}: y = x * x * x" in text
 
 
-def test_an_exception_in_a_pullback_notes_the_users_line():
+def test_an_exception_in_inlined_code_notes_the_callees_line():
     _, back = pullback.vjp(calls_root_sum, np.array([0.0, 2.0]))
     with np.errstate(divide="raise"), pytest.raises(FloatingPointError) as caught:
         back(1.0)
+    (note,) = caught.value.__notes__  # root_sum is inlined into calls_root_sum
+    assert ", in calls_root_sum_pullback: " in note
+    assert note.endswith(f"from {__file__}:{line_of(root_sum)}: return np.sum(np.sqrt(x))")
+
+
+def test_an_exception_in_a_pullback_notes_the_users_line(monkeypatch):
+    monkeypatch.setattr(inline, "LIMIT", 0)
+    _, back = pullback.vjp(calls_root_sum_again, np.array([0.0, 2.0]))
+    with np.errstate(divide="raise"), pytest.raises(FloatingPointError) as caught:
+        back(1.0)
     notes = caught.value.__notes__
-    assert len(notes) == 2  # the pullbacks of calls_root_sum and of root_sum
-    assert notes[0].endswith(f"from {__file__}:{line_of(calls_root_sum)}: "
+    assert len(notes) == 2  # the pullbacks of calls_root_sum_again and of root_sum
+    assert notes[0].endswith(f"from {__file__}:{line_of(calls_root_sum_again)}: "
                              "return root_sum(x * 2.0)")
-    assert ", in calls_root_sum_pullback: _, dx_times_2_0 = out_pb(dout)\n" in notes[0]
+    assert ", in calls_root_sum_again_pullback: _, dx_times_2_0 = out_pb(dout)\n" in notes[0]
     assert notes[1].endswith(f"from {__file__}:{line_of(root_sum)}: return np.sum(np.sqrt(x))")
     shown = "".join(traceback.format_exception(caught.value))
     assert "in root_sum_pullback" in shown and notes[1] in shown
