@@ -22,6 +22,7 @@ the small functions it calls are inlined in turn. `pullback.source(f,
 optimize=False)` shows the code without inlining.
 """
 
+import functools
 import types
 
 from . import anf, custom, nodes, parse, rules, scopes
@@ -52,11 +53,21 @@ def inline_calls(tree, origin):
 class _Inliner:
     def __init__(self, origin, tree, stack):
         self.origin = origin
+        self.tree = tree
         self.stack = stack
         self.used = {}
-        self.locals = _local_names(tree) | set(origin.cells)
-        self.namer = Namer.for_tree(tree)
-        self.size = _size(tree.body)
+
+    @functools.cached_property
+    def locals(self):
+        return _local_names(self.tree) | set(self.origin.cells)
+
+    @functools.cached_property
+    def namer(self):
+        return Namer.for_tree(self.tree)
+
+    @functools.cached_property
+    def size(self):
+        return _size(self.tree.body)
 
     def block(self, statements):
         out = []
@@ -76,13 +87,11 @@ class _Inliner:
     def inlined(self, stmt):
         """The statements replacing `target = f(...)` when `f` is inlined, else None."""
         call = _call_of(stmt)
-        if call is None or call.func.id in self.locals:
-            return None
-        fn = self.origin.globals.get(call.func.id)
-        if not self.inlinable(fn):
+        fn = self.origin.globals.get(call.func.id) if call is not None else None
+        if not self.inlinable(fn) or call.func.id in self.locals:
             return None
         callee = _callee(fn, self.stack)
-        if callee is None or _size(callee.body) > LIMIT or self.size + _size(callee.body) > GROWTH:
+        if callee is None or callee.size > LIMIT or self.size + callee.size > GROWTH:
             return None
         try:
             bound = signature(fn).bind(*call.args, **{k.arg: k.value for k in call.keywords})
@@ -170,6 +179,7 @@ def _callee(fn, stack):
         found = nodes.clone(normal)
         found.body = inliner.block(normal.body)
         found.inlined = inliner.used
+        found.size = _size(found.body)
     _CALLEES[key] = found
     return found
 
