@@ -4,8 +4,10 @@
 
 For each workload of `benchmarks/workloads` and each size, it first checks every
 peer's gradient against pullback's, then times the NumPy primal and each
-gradient (median of repeats, after a first call), all single-threaded, and
-writes the tables into docs/benchmarks.md between the markers of its section.
+gradient (median of repeats, after a first call), all single-threaded and with
+glibc keeping freed memory (`keep_freed_memory`), and writes the tables into
+docs/benchmarks.md between the markers of its section. pullback's gradient is
+also timed in a child process with the allocator's defaults.
 """
 
 import os
@@ -18,6 +20,8 @@ os.environ.update({
 })
 
 import argparse  # noqa: E402
+import ctypes  # noqa: E402
+import ctypes.util  # noqa: E402
 import dataclasses  # noqa: E402
 import gc  # noqa: E402
 import importlib.metadata  # noqa: E402
@@ -74,6 +78,7 @@ class Case:
     primal: float = None
     first_gradient: float = None
     timings: dict = dataclasses.field(default_factory=dict)
+    default_allocator: tuple = (None, None)  # primal and pullback seconds in a child
 
 
 def log(message):
@@ -188,7 +193,53 @@ def run_case(name, size):
             case.timings[label].seconds = median_seconds(run)
             log(f"  {label} {format_seconds(case.timings[label].seconds)}")
     release_memory()
+    case.default_allocator = default_allocator_seconds(name, size)
+    log(f"  pullback, allocator defaults {format_seconds(case.default_allocator[1])}")
     return case
+
+
+def keep_freed_memory():
+    """Tell glibc's malloc to keep the memory programs free for reuse, for every library
+    and the primal alike; True if it could.
+
+    By default it returns the top of the heap to the system and unmaps large
+    blocks when they are freed, so a gradient that holds more arrays than the
+    primal takes page faults on the same memory at every call: 1-3 µs each on
+    this virtual machine, and far more, and unevenly, when it is busy. What that
+    measures is the machine's page faults, not the libraries.
+    """
+    path = ctypes.util.find_library("c")
+    mallopt = getattr(ctypes.CDLL(path), "mallopt", None) if path else None
+    if mallopt is None:
+        return False
+    trim_threshold, mmap_threshold = -1, -3
+    return bool(mallopt(trim_threshold, 1 << 30) and mallopt(mmap_threshold, 32 << 20))
+
+
+def default_allocator_seconds(name, size):
+    """The primal's and pullback's times for a case in a child process that leaves the
+    allocator as it is (see `keep_freed_memory`)."""
+    command = [sys.executable, __file__, "--default-allocator", name, size]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    result = subprocess.run(command, capture_output=True, text=True, check=False,
+                            env=environment)
+    try:
+        primal, gradient = map(float, result.stdout.split())
+    except ValueError:
+        log(f"  !!! the child timing pullback failed: {result.stderr.strip()[-300:]}")
+        return None, None
+    return primal, gradient
+
+
+def time_with_default_allocator(name, size):
+    """In the child: print the primal's and pullback's times of a case."""
+    module = peers.load_workload(name)
+    args = module.inputs(module.SIZES[size], np.random.default_rng(0))
+    gradient = peers.pullback_peer(name).gradient
+    gradient(*args)
+    module.objective(*args)
+    print(median_seconds(lambda: module.objective(*args)), median_seconds(
+        lambda: gradient(*args)))
 
 
 def release_memory():
@@ -223,13 +274,16 @@ def cell(case, label, notes):
 
 def table(cases, notes):
     """The Markdown table of the cases of one size."""
-    header = ["workload", "NumPy primal", "pullback grad", "ratio", "autograd", "ratio",
-              "JAX eager", "ratio", "JAX jit", "ratio", "jit compile", "PyTorch", "ratio",
-              "pullback first gradient"]
+    header = ["workload", "NumPy primal", "pullback grad", "ratio", "pullback, allocator "
+              "defaults", "ratio", "autograd", "ratio", "JAX eager", "ratio", "JAX jit",
+              "ratio", "jit compile", "PyTorch", "ratio", "pullback first gradient"]
     lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
     for case in cases:
         row = [case.name, format_seconds(case.primal)]
         row += cell(case, "pullback", notes)
+        primal, gradient = case.default_allocator
+        row += [format_seconds(gradient),
+                f"{gradient / primal:.1f}" if gradient is not None else "—"]
         row += cell(case, "autograd", notes) + cell(case, "JAX eager", notes)
         row += cell(case, "JAX jit", notes)
         row.append(format_seconds(case.timings["JAX jit"].compile_seconds))
@@ -262,13 +316,19 @@ def pullback_revision():
     return f"commit {commit}" + (" with uncommitted changes" if changed else "")
 
 
-def machine(startup):
+def machine(startup, kept):
     """The lines describing the machine and the libraries."""
     versions = ", ".join(f"{name} {importlib.metadata.version(name)}" for name in LIBRARIES)
+    allocator = ("glibc keeping freed memory for reuse (`mallopt`: trim threshold 1 GiB, "
+                 "mmap threshold 32 MiB), for every library and the primal" if kept else
+                 "the allocator's defaults (it could not be told to keep freed memory)")
     return [
         f"- CPU: {cpu_model()} ({os.cpu_count()} cores), single-threaded BLAS "
         "(OMP, OpenBLAS and MKL threads 1; XLA CPU on one thread; "
         "`torch.set_num_threads(1)`)",
+        f"- Memory: {allocator}; \"pullback, allocator defaults\" is pullback's gradient "
+        "(and its ratio to the primal) timed in a child process that leaves the allocator "
+        "as it is",
         f"- Python {platform.python_version()} on {platform.system()}; {versions}",
         f"- pullback at {pullback_revision()}",
         f"- pullback's one-time start-up (its first gradient in the process, of `x * x`): "
@@ -276,11 +336,11 @@ def machine(startup):
     ]
 
 
-def report(cases_by_size, startup, command, elapsed):
+def report(cases_by_size, startup, kept, command, elapsed):
     """The generated section of docs/benchmarks.md."""
     lines = [BEGIN, "", f"Produced by `{command}` on {time.strftime('%Y-%m-%d')} "
              f"in {elapsed / 60:.1f} minutes.", ""]
-    lines += machine(startup)
+    lines += machine(startup, kept)
     lines += ["", "Each gradient time is the median of repeated calls after a first call "
               "(which for pullback transforms the code and for JAX compiles it); each "
               "\"ratio\" is that time over the NumPy primal's. \"jit compile\" is JAX's "
@@ -332,6 +392,8 @@ def arguments(argv):
     parser.add_argument("--only", help="comma-separated workloads (default: all)")
     parser.add_argument("--output", default=str(DOC),
                         help="where to write the report; '-' for stdout only")
+    parser.add_argument("--default-allocator", nargs=2, metavar=("NAME", "SIZE"),
+                        help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     options.names = options.only.split(",") if options.only else NAMES
     unknown = set(options.names) - set(NAMES)
@@ -343,14 +405,18 @@ def arguments(argv):
 def main(argv=None):
     """Run the benchmarks and write the report."""
     options = arguments(argv)
+    if options.default_allocator:
+        time_with_default_allocator(*options.default_allocator)
+        return
     start = time.perf_counter()
+    kept = keep_freed_memory()
     single_threaded_torch()
     startup = pullback_startup()
     sizes = SIZES[:1] if options.quick else SIZES
     cases = {size: [run_case(name, size) for name in options.names] for size in sizes}
     elapsed = time.perf_counter() - start
     command = " ".join(["python benchmarks/run.py", *sys.argv[1:]])
-    section = report(cases, startup, command, elapsed)
+    section = report(cases, startup, kept, command, elapsed)
     print(section)
     if options.output != "-":
         write_report(section, pathlib.Path(options.output))

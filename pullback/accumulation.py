@@ -5,23 +5,28 @@ A function that reads several slices of an array (`gates[:, :n]`, `gates[:, n:2 
 cotangent into a fresh array of zeros, and a sum of them::
 
     dgates = unindex(dgates_part, gates, (slice(None), slice(n, 2 * n)))
+    ...
     dgates = dgates + unindex(dgates_part_1, gates, (slice(None), slice(None, n)))
 
-A person would allocate one array and add each slice's cotangent into it. Where the
-first array came from `unindex` in the same block and nothing else reads it before
-the next sum, the sum becomes `index_add`, which adds into that buffer in place::
+A person would put the slices' cotangents in place at once. Where the first sum's
+term came from `unindex` in the same block and nothing else reads the running sum
+nor changes what the terms read until the last sum, the chain becomes one call at
+the place of the last sum::
 
-    dgates = unindex(dgates_part, gates, (slice(None), slice(n, 2 * n)))
-    dgates = index_add(dgates, dgates_part_1, gates, (slice(None), slice(None, n)))
+    dgates = unindex_all((dgates_part, dgates_part_1), gates,
+                         ((slice(None), slice(n, 2 * n)), (slice(None), slice(None, n))))
+
+which puts the first part in an array of zeros and adds the others into it in
+place (`structures.unindex_all`).
 """
 
 from . import nodes
-from .structures import index_add, unindex
+from .structures import unindex, unindex_all
 
 
 def accumulate_in_place(statements, bindings):
-    """`statements` (a block of a pullback, and the blocks nested in it) with the
-    sums of `unindex` results into a buffer of their own made `index_add`."""
+    """`statements` (a block of a pullback, and the blocks nested in it) with each chain
+    of sums of `unindex` results into one cotangent made one `unindex_all`."""
     scatter = bindings.name_of(unindex)
     if scatter is None:
         return statements
@@ -34,22 +39,28 @@ class _Block:
         self.bindings = bindings
 
     def rewrite(self, statements):
-        owned = {}  # cotangent name -> the array name its buffer is shaped like
-        out = []
-        for stmt in statements:
-            stmt = self.nested(stmt)
+        out = list(statements)
+        chains = {}  # cotangent name -> (array name, [positions], [(term, index)])
+        for position, stmt in enumerate(statements):
+            out[position] = stmt = self.nested(stmt)
             target = nodes.single_target(stmt)
-            accumulated = self.accumulation(stmt, target, owned)
-            if accumulated is not None:
-                out.append(accumulated)
+            link = self.link(stmt, target, chains)
+            touched, stored = nodes.reads(stmt) | nodes.stores(stmt), nodes.stores(stmt)
+            for total in [t for t, chain in chains.items()
+                          if t != link and (t in touched or stored & _read_by(chain))]:
+                self.close(out, total, *chains.pop(total))
+            if link is not None:
+                _, positions, parts = chains[link]
+                positions.append(position)
+                parts.append(tuple(stmt.value.right.args[:3:2]))
                 continue
-            touched = nodes.reads(stmt) | nodes.stores(stmt)
-            owned = {d: x for d, x in owned.items() if d not in touched and x not in touched}
-            made = self.scattered_into(stmt)
-            if made is not None:
-                owned[target] = made
-            out.append(stmt)
-        return out
+            started = self.scattered(stmt)
+            if started is not None:
+                chains[target] = (started.args[1].id, [position],
+                                  [(started.args[0], started.args[2])])
+        for total, chain in chains.items():
+            self.close(out, total, *chain)
+        return [stmt for stmt in out if stmt is not None]
 
     def nested(self, stmt):
         if isinstance(stmt, (nodes.If, nodes.For, nodes.While)):
@@ -60,27 +71,47 @@ class _Block:
             return new
         return stmt
 
-    def scattered_into(self, stmt):
-        """For `d = unindex(g, x, index)`, the name `x`."""
-        value = stmt.value if isinstance(stmt, nodes.Assign) else None
+    def scattered(self, stmt):
+        """For `d = unindex(g, x, index)` with a name `x`, the call."""
+        value = stmt.value if nodes.single_target(stmt) is not None else None
         if self.is_scatter(value) and nodes.is_name(value.args[1]):
-            return value.args[1].id
+            return value
         return None
 
-    def accumulation(self, stmt, target, owned):
-        """`d = index_add(d, g, x, index)` for `d = d + unindex(g, x, index)` when `d`
-        holds an array this block scattered into from `x`."""
-        if target not in owned or not isinstance(stmt.value, nodes.BinOp):
+    def link(self, stmt, target, chains):
+        """`d` for `d = d + unindex(g, x, index)` where `d` is a chain's sum of
+        `unindex(..., x, ...)`, else None."""
+        if target not in chains or not isinstance(stmt.value, nodes.BinOp):
             return None
         left, op, right = stmt.value.left, stmt.value.op, stmt.value.right
-        if not (isinstance(op, nodes.Add) and nodes.is_name(left, target)
-                and self.is_scatter(right) and nodes.is_name(right.args[1], owned[target])
+        if (isinstance(op, nodes.Add) and nodes.is_name(left, target) and self.is_scatter(right)
+                and nodes.is_name(right.args[1], chains[target][0])
                 and target not in nodes.reads(right)):
-            return None
-        add_into = nodes.name(self.bindings.object("index_add", index_add))
-        call = nodes.call(add_into, [nodes.name(target)] + right.args[:3])
-        return nodes.assign(target, call, nodes.lineno_of(stmt))
+            return target
+        return None
+
+    def close(self, out, total, array, positions, parts):
+        """Replace a chain of two sums or more by one `unindex_all` at its last sum."""
+        if len(positions) < 2:
+            return
+        last = out[positions[-1]]
+        for position in positions[:-1]:
+            out[position] = None
+        helper = nodes.name(self.bindings.object("unindex_all", unindex_all))
+        terms = nodes.tuple_([nodes.clone(term) for term, _ in parts])
+        indices = nodes.tuple_([nodes.clone(index) for _, index in parts])
+        out[positions[-1]] = nodes.assign(
+            total, nodes.call(helper, [terms, nodes.name(array), indices]), nodes.lineno_of(last))
 
     def is_scatter(self, node):
         return (isinstance(node, nodes.Call) and nodes.is_name(node.func, self.scatter)
                 and len(node.args) == 3 and not node.keywords)
+
+
+def _read_by(chain):
+    """The names the terms and indices of a chain read, and its array."""
+    array, _, parts = chain
+    names = {array}
+    for term, index in parts:
+        names |= nodes.reads(term) | nodes.reads(index)
+    return names

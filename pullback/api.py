@@ -340,6 +340,8 @@ def check_arguments(fn, args):
 def check_supported(fn, position, value):
     """Refuse an argument whose differentiable parts pullback cannot see."""
     for leaf in kinds.leaves(value):
+        if type(leaf) in _PLAIN:
+            continue
         if isinstance(leaf, complex) or np.iscomplexobj(leaf) and isinstance(
                 leaf, (np.ndarray, np.generic)):
             raise TypeError(
@@ -354,6 +356,7 @@ def check_supported(fn, position, value):
 
 _LEAF_TYPES = (numbers.Number, np.ndarray, np.generic, str, bytes, type(None), slice, range,
                type(Ellipsis))
+_PLAIN = {int, float, bool, str, type(None)}
 
 
 def seed(fn, out):

@@ -165,13 +165,12 @@ def add_into(total, x):
     return add(total, x)
 
 
-_ARRAYS = (np.ndarray, OuterSum, RowSum)
-
-
 def _adds_into(total, x):
     """Whether `total += x` keeps the array `total`, its shape and its dtype."""
-    return (type(total) is np.ndarray and type(x) in _ARRAYS and total.shape == x.shape
-            and total.dtype == np.promote_types(total.dtype, x.dtype))
+    kind = type(x)
+    return (type(total) is np.ndarray and (kind is np.ndarray or kind is OuterSum or kind is RowSum)
+            and total.shape == x.shape and (total.dtype is x.dtype or total.dtype
+                                            == np.promote_types(total.dtype, x.dtype)))
 
 
 def unbroadcast(g, x):
@@ -310,6 +309,9 @@ def degrees_of_freedom(x, z, axis=None, ddof=0, correction=None, where=True):
 
 def extremum_share(x, z, axis=None, keepdims=False):
     """Where `x` attains the max/min `z` along `axis`: 1/count at ties, else 0."""
+    if axis is None and type(x) is np.ndarray:
+        hits = x == z
+        return hits / np.count_nonzero(hits)
     hits = np.asarray(x) == unreduce(z, x, axis, keepdims)
     return hits / hits.sum(axis=axis, keepdims=True)
 
@@ -512,7 +514,7 @@ def inverse_permutation(axes, ndim):
 def matmul_left(g, a, b):
     """The cotangent of `a` in `a @ b` (NumPy's matmul rules, batch broadcasting); a
     deferred sum of outer products (`deferred.OuterSum`) when `b` has few columns."""
-    if any_zero(g, a, b):
+    if g is ZERO or a is ZERO or b is ZERO:
         return ZERO
     if type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim <= 2 and (
             type(g) is np.ndarray):
@@ -526,7 +528,7 @@ def matmul_left(g, a, b):
 def matmul_right(g, a, b):
     """The cotangent of `b` in `a @ b` (NumPy's matmul rules, batch broadcasting); a
     deferred sum of outer products (`deferred.OuterSum`) when `a` has few rows."""
-    if any_zero(g, a, b):
+    if g is ZERO or a is ZERO or b is ZERO:
         return ZERO
     if type(a) is np.ndarray and type(b) is np.ndarray and b.ndim == 2 and a.ndim <= 2:
         if type(g) is np.ndarray:

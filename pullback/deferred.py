@@ -211,7 +211,7 @@ def outer_sum(u, v):
     """`u.T @ v` for 2-D arrays `u` and `v`, deferred when the product is large and
     their rows hold few of its numbers (see `LARGE`), else the product itself."""
     rows, m, n = u.shape[0], u.shape[1], v.shape[1]
-    if not (_deferrable(rows * (m + n), m * n) and _is_real(u) and _is_real(v)):
+    if m * n < LARGE or not (_deferrable(rows * (m + n), m * n) and _is_real(u) and _is_real(v)):
         return np.dot(u.T, v)
     return OuterSum((m, n), np.promote_types(u.dtype, v.dtype), (u, v), rows)
 

@@ -115,6 +115,8 @@ def of_value(value, depth=0):
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
     if isinstance(value, (tuple, list, dict)) or records.is_record(value):
+        if depth == 0 and not _any_active(value):
+            return CONST
         kind = _container_of_value(value, depth)
         return kind if kind.active else CONST
     if isinstance(value, types.FunctionType):
@@ -157,12 +159,15 @@ def _any_active(value):
 
 def leaves(value, into_closures=False):
     """The values inside `value` that are not tuples, lists, dicts or objects with
-    attributes (`records`), each once, searched without recursion; with
-    `into_closures`, also those in functions' closure cells and bound methods'
-    objects."""
+    attributes (`records`), searched without recursion, each once (numbers and
+    strings, which cannot hold others, maybe more than once); with `into_closures`,
+    also those in functions' closure cells and bound methods' objects."""
     pending, seen = [value], set()
     while pending:
         value = pending.pop()
+        if type(value) in _ATOMIC:
+            yield value
+            continue
         if id(value) in seen:
             continue
         seen.add(id(value))
@@ -178,6 +183,9 @@ def leaves(value, into_closures=False):
             pending.append(value.__self__)
         else:
             yield value
+
+
+_ATOMIC = {int, float, bool, str, type(None)}
 
 
 def of_annotation(annotation, default=ANY):

@@ -2,8 +2,9 @@
 
 Pullbacks are pure: every statement in them only computes values. So a
 statement whose results nothing reads is dropped (`dead_code`), which removes
-the parts of inlined templates that served cotangents nobody needs, and a
-contribution added twice is added once, doubled (`doubled`). Then the
+the parts of inlined templates that served cotangents nobody needs, a
+contribution added twice is added once, doubled (`doubled`), and the powers of
+two of a chain of products are multiplied once (`scales`). Then the
 cotangents of an array's slices gather in one buffer (`accumulation`), a
 cotangent summed from several terms is summed once (`sum_chains`), and loops
 keep caches of values instead of a closure per iteration (`loop_caches`).
@@ -14,6 +15,7 @@ inspectable (`pullback.source(f, optimize=False)`).
 from . import nodes
 from .accumulation import accumulate_in_place
 from .loop_caches import cache_loops
+from .scales import gather_scales
 from .sum_chains import sum_once
 
 
@@ -33,7 +35,7 @@ def _optimized(statements, bindings):
     out = []
     for stmt in statements:
         if getattr(stmt, "pullback", False):
-            body = doubled(dead_code(stmt.body, set()))
+            body = gather_scales(doubled(dead_code(stmt.body, set())))
             body = sum_once(accumulate_in_place(body, bindings), bindings)
             stmt = _with_body(stmt, body)
         elif isinstance(stmt, nodes.If):

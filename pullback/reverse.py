@@ -254,8 +254,10 @@ class _Reverse:
         orelse, else_ops = self.forward_block(stmt.orelse)
         for var in set(after_body) | set(self.kinds):
             self.kinds[var] = kinds.join(after_body.get(var), self.kinds.get(var))
-            if body_shapes.get(var) != self.shapes.get(var):
+        for var in body_shapes.keys() & self.shapes.keys():
+            if body_shapes[var] != self.shapes[var]:
                 self.shapes[var] = None
+        self.shapes.update({v: s for v, s in body_shapes.items() if v not in self.shapes})
         forward = nodes.if_(stmt.test, body, orelse, stmt.lineno)
         op = Branch(stmt.test, body_ops, else_ops, stmt.lineno) if body_ops or else_ops else None
         return [forward], op

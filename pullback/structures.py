@@ -40,22 +40,31 @@ def unindex(g, x, index):
     return _scattered(g, x, index)
 
 
-def index_add(total, g, x, index):
-    """`total + unindex(g, x, index)`, adding into `total` in place when it is an array.
+def unindex_all(gs, x, indices):
+    """The sum of `unindex(g, x, index)` over the cotangents `gs` and `indices`.
 
-    The optimiser writes it only where `total` is a cotangent the same pullback
-    made with `unindex` (or earlier `index_add`s) and nothing else reads, so
-    that the cotangents of the slices of an array gather in one buffer.
+    The optimiser writes it for the cotangents of several parts of one array
+    (`accumulation`): they are put in one array of zeros, the first scattered
+    into it and the others added into it in place. Its transpose is `indexed_all`.
     """
-    if type(total) is not np.ndarray or type(x) is not np.ndarray:
-        return add(total, unindex(g, x, index))
-    if g is ZERO:
-        return total
-    if _is_basic_index(index):
-        total[index] += g
-    else:
-        scatter_add(total, index, g)
+    total = ZERO
+    for g, index in zip(gs, indices):
+        if g is ZERO:
+            continue
+        if type(total) is not np.ndarray or type(x) is not np.ndarray:
+            total = add(total, unindex(g, x, index))
+        elif _is_basic_index(index):
+            total[index] += g
+        else:
+            scatter_add(total, index, g)
     return total
+
+
+def indexed_all(h, indices):
+    """The transpose of `unindex_all`: the item of `h` at each index."""
+    if h is ZERO:
+        return ZERO
+    return tuple(h[index] for index in indices)
 
 
 def _scattered(g, x, index):

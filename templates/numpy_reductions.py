@@ -18,29 +18,38 @@ from pullback.cotangents import (
     unreduce,
     without_initial,
 )
+from pullback import kinds
 from pullback.rules import adjoint, d
 
 from .numpy_versions import numpy_functions
 
 
-@adjoint(np.sum, np.ndarray.sum, result="array")
+def reduced(a, *options):
+    """The kind of a reduction: a NumPy scalar when all of `a` is reduced (no axis, no
+    other option), else an array."""
+    if options:
+        return kinds.ARRAY if a.active else kinds.CONST
+    return kinds.SCALAR if a.active else kinds.CONST_SCALAR
+
+
+@adjoint(np.sum, np.ndarray.sum, result=reduced)
 def sum_(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     d[a] = select(where, unreduce(d[z], a, axis, keepdims))
     d[initial] = np.sum(d[z])
 
 
-@adjoint(np.nansum, result="array")
+@adjoint(np.nansum, result=reduced)
 def nansum(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     d[a] = select(counted(a, where), unreduce(d[z], a, axis, keepdims))
     d[initial] = np.sum(d[z])
 
 
-@adjoint(np.mean, np.ndarray.mean, result="array")
+@adjoint(np.mean, np.ndarray.mean, result=reduced)
 def mean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     d[a] = select(where, unreduce(d[z], a, axis, keepdims)) / reduced_size(a, z, axis, where)
 
 
-@adjoint(np.nanmean, result="array")
+@adjoint(np.nanmean, result=reduced)
 def nanmean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     kept = counted(a, where)
     d[a] = select(kept, unreduce(d[z], a, axis, keepdims)) / reduced_size(a, z, axis, kept)
@@ -55,12 +64,12 @@ def average(z, a, axis=None, weights=None, returned=False, *, keepdims=False):
     d[weights] = unaverage_weights(g * (a - unreduce(z, a, axis, keepdims)), a, weights, axis)
 
 
-@adjoint(np.prod, np.ndarray.prod, result="array")
+@adjoint(np.prod, np.ndarray.prod, result=reduced)
 def prod(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * product_of_others(a, axis)
 
 
-@adjoint(np.var, np.ndarray.var, result="array")
+@adjoint(np.var, np.ndarray.var, result=reduced)
 def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         correction=None):
     centered = a - np.mean(a, axis=axis, keepdims=True, where=where)
@@ -68,7 +77,7 @@ def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     d[a] = select(where, share / degrees_of_freedom(a, z, axis, ddof, correction, where))
 
 
-@adjoint(np.std, np.ndarray.std, result="array")
+@adjoint(np.std, np.ndarray.std, result=reduced)
 def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         correction=None):
     centered = a - np.mean(a, axis=axis, keepdims=True, where=where)
@@ -76,12 +85,12 @@ def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     d[a] = select(where, share / degrees_of_freedom(a, z, axis, ddof, correction, where))
 
 
-@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result="array")
+@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result=reduced)
 def max_(z, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * extremum_share(a, z, axis, keepdims)
 
 
-@adjoint(np.ptp, result="array")
+@adjoint(np.ptp, result=reduced)
 def ptp(z, a, axis=None, out=None, keepdims=False):
     top = extremum_share(a, np.max(a, axis, keepdims=keepdims), axis, keepdims)
     bottom = extremum_share(a, np.min(a, axis, keepdims=keepdims), axis, keepdims)

@@ -64,6 +64,7 @@ from pullback.mutation import (
 from pullback.records import refield, unfield
 from pullback.rules import adjoint, d
 from pullback.structures import (
+    indexed_all,
     rearray,
     reconcat,
     reconcatenate,
@@ -77,6 +78,7 @@ from pullback.structures import (
     unconcat,
     unconcatenate,
     undict,
+    unindex_all,
     unmapping,
     unrepack,
     unroll,
@@ -150,10 +152,14 @@ def identity(z, value, *shape, held=None):
     d[value] = d[z]
 
 
-@adjoint(structures.index_add)
-def index_add(z, total, g, x, index):
-    d[total] = d[z]
-    d[g] = d[z][index]
+@adjoint(structures.unindex_all)
+def unindex_all_(z, gs, x, indices):
+    d[gs] = indexed_all(d[z], indices)
+
+
+@adjoint(structures.indexed_all)
+def indexed_all_(z, h, indices):
+    d[h] = unindex_all(d[z], h, indices)
 
 
 @adjoint(structures.unindex)

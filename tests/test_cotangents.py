@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from pullback.cotangents import ZERO, add_all, broadcast_view, unbroadcast, unreduce
-from pullback.structures import index_add, unconcatenate, unindex
+from pullback.structures import indexed_all, unconcatenate, unindex, unindex_all
 
 rng = np.random.default_rng(0)
 
@@ -65,7 +65,36 @@ def test_scatters_of_rows_add_repeated_rows(x_shape, index_shape):
     g = rng.standard_normal(index_shape + x_shape[1:])
     want = scatter(g, x_shape, index)
     assert np.allclose(unindex(g, np.ones(x_shape), index), want)
-    assert np.allclose(index_add(np.ones(x_shape), g, np.ones(x_shape), index), want + 1.0)
+    assert np.allclose(unindex_all((g, g), np.ones(x_shape), (index, index)), 2 * want)
+
+
+S = slice(None)
+SLICES = [
+    ((10,), [slice(0, 4), slice(4, 10)]),
+    ((10,), [slice(4, None), slice(None, 4)]),
+    ((3, 12), [(S, slice(0, 3)), (S, slice(6, 9)), (S, slice(3, 6)), (S, slice(9, 12))]),
+    ((12, 3), [slice(0, 6), slice(6, -1), slice(-1, None)]),
+    ((10,), [slice(0, 4), slice(5, 10)]),
+    ((10,), [slice(0, 6), slice(4, 10)]),
+    ((10,), [slice(0, 10, 2), slice(1, 10, 2)]),
+    ((3, 4), [(S, slice(0, 2)), (slice(0, 1), slice(2, 4))]),
+    ((3, 4), [(Ellipsis, slice(0, 2)), (Ellipsis, slice(2, 4))]),
+    ((3, 4), [(S, 0), (S, slice(1, 4))]),
+    ((3, 4), [1, (S, 2)]),
+]
+
+
+@pytest.mark.parametrize("x_shape, indices", SLICES)
+def test_unindex_all_is_the_sum_of_the_scatters(x_shape, indices):
+    x = np.ones(x_shape)
+    gs = tuple(rng.standard_normal(x[index].shape) for index in indices)
+    want = sum(unindex(g, x, index) for g, index in zip(gs, indices))
+    assert np.array_equal(unindex_all(gs, x, tuple(indices)), want)
+    with_zero = (ZERO,) + gs[1:]
+    assert np.allclose(unindex_all(with_zero, x, tuple(indices)), want - unindex(
+        gs[0], x, indices[0]))
+    assert all(np.array_equal(h, x[index]) for h, index in zip(
+        indexed_all(x, tuple(indices)), indices))
 
 
 def test_unconcatenate_gives_each_part():
