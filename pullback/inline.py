@@ -73,9 +73,10 @@ class _Inliner:
         out = []
         for stmt in statements:
             if isinstance(stmt, nodes.If):
-                stmt = _shallow(stmt, body=self.block(stmt.body), orelse=self.block(stmt.orelse))
+                stmt = nodes.replaced(stmt, body=self.block(stmt.body),
+                                      orelse=self.block(stmt.orelse))
             elif getattr(stmt, "loop", False):
-                stmt = _shallow(stmt, body=self.block(stmt.body))
+                stmt = nodes.replaced(stmt, body=self.block(stmt.body))
             else:
                 inlined = self.inlined(stmt)
                 if inlined is not None:
@@ -231,10 +232,3 @@ def _walk(statements):
 
 def _size(statements):
     return sum(1 for stmt in statements for _ in nodes.statements(stmt))
-
-
-def _shallow(stmt, **fields):
-    new = stmt.__class__.__new__(stmt.__class__)
-    new.__dict__.update(stmt.__dict__)
-    new.__dict__.update(fields)
-    return new

@@ -53,18 +53,11 @@ def cache_loops(statements, bindings, namer):
 
 def _with_inner_loops_cached(stmt, bindings, namer):
     if isinstance(stmt, nodes.FunctionDef):
-        return _copy(stmt, body=cache_loops(stmt.body, bindings, namer))
+        return nodes.replaced(stmt, body=cache_loops(stmt.body, bindings, namer))
     if isinstance(stmt, nodes.If):
-        return _copy(stmt, body=cache_loops(stmt.body, bindings, namer),
+        return nodes.replaced(stmt, body=cache_loops(stmt.body, bindings, namer),
                      orelse=cache_loops(stmt.orelse, bindings, namer))
     return stmt
-
-
-def _copy(node, **fields):
-    new = node.__class__.__new__(node.__class__)
-    new.__dict__.update(node.__dict__)
-    new.__dict__.update(fields)
-    return new
 
 
 def _cacheable(body):

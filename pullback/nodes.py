@@ -277,6 +277,14 @@ def clone(node):
     return new
 
 
+def replaced(node, **fields):
+    """A shallow copy of `node` with `fields` (a block: `body=[...]`) replaced."""
+    new = node.__class__.__new__(node.__class__)
+    new.__dict__.update(node.__dict__)
+    new.__dict__.update(fields)
+    return new
+
+
 def statements(tree):
     """Every statement of `tree` and of the blocks nested in it (not expressions)."""
     pending = [tree]

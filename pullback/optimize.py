@@ -26,7 +26,8 @@ def optimize(forward, bindings, namer):
 
     `forward` itself is left as it was; unchanged statements are shared.
     """
-    return _with_body(forward, cache_loops(_optimized(forward.body, bindings), bindings, namer))
+    return nodes.replaced(forward, body=cache_loops(_optimized(forward.body, bindings), bindings,
+                                                    namer))
 
 
 def _optimized(statements, bindings):
@@ -37,24 +38,14 @@ def _optimized(statements, bindings):
         if getattr(stmt, "pullback", False):
             body = gather_scales(doubled(dead_code(stmt.body, set())))
             body = sum_once(accumulate_in_place(body, bindings), bindings)
-            stmt = _with_body(stmt, body)
+            stmt = nodes.replaced(stmt, body=body)
         elif isinstance(stmt, nodes.If):
-            stmt = _with_body(stmt, _optimized(stmt.body, bindings),
-                              _optimized(stmt.orelse, bindings))
+            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, bindings),
+                                  orelse=_optimized(stmt.orelse, bindings))
         elif isinstance(stmt, nodes.FunctionDef) and not hasattr(stmt, "captured"):
-            stmt = _with_body(stmt, _optimized(stmt.body, bindings))
+            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, bindings))
         out.append(stmt)
     return out
-
-
-def _with_body(node, body, orelse=None):
-    """A shallow copy of a FunctionDef or If with a new body (and else branch)."""
-    new = node.__class__.__new__(node.__class__)
-    new.__dict__.update(node.__dict__)
-    new.body = body
-    if orelse is not None:
-        new.orelse = orelse
-    return new
 
 
 def dead_code(statements, live):
@@ -74,8 +65,8 @@ def dead_code(statements, live):
             live |= nodes.reads(stmt.value)
         elif isinstance(stmt, nodes.If):
             body_live, else_live = set(live), set(live)
-            stmt = _with_body(stmt, dead_code(stmt.body, body_live) or [nodes.Pass()],
-                              dead_code(stmt.orelse, else_live))
+            stmt = nodes.replaced(stmt, body=dead_code(stmt.body, body_live) or [nodes.Pass()],
+                                  orelse=dead_code(stmt.orelse, else_live))
             if _is_empty(stmt):
                 continue
             live.clear()
@@ -95,7 +86,7 @@ def doubled(statements):
     out = []
     for stmt in statements:
         if isinstance(stmt, nodes.If):
-            stmt = _with_body(stmt, doubled(stmt.body), doubled(stmt.orelse))
+            stmt = nodes.replaced(stmt, body=doubled(stmt.body), orelse=doubled(stmt.orelse))
         twice = _twice(out[-1], stmt) if out else None
         if twice is not None:
             out[-1] = twice

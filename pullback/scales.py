@@ -56,8 +56,8 @@ class _Block:
                 product = self.merged(product)
             self.flush(out, stmt)
             if isinstance(stmt, nodes.If):
-                stmt = _with_blocks(stmt, _Block(self.waiting).rewrite(stmt.body),
-                                    _Block(self.waiting).rewrite(stmt.orelse))
+                stmt = nodes.replaced(stmt, body=_Block(self.waiting).rewrite(stmt.body),
+                                      orelse=_Block(self.waiting).rewrite(stmt.orelse))
             if product is not None and site is stmt.value and target in self.waiting and (
                     product[1] != 1):
                 names = set().union(*(nodes.reads(f) for f in product[0]))
@@ -94,13 +94,6 @@ class _Block:
                      if stmt is None or n in read or entry[2] & stored]:
             factors, constant, _, lineno = self.pending.pop(name)
             out.append(nodes.assign(name, _multiplied(factors, constant), lineno))
-
-
-def _with_blocks(stmt, body, orelse):
-    new = stmt.__class__.__new__(stmt.__class__)
-    new.__dict__.update(stmt.__dict__)
-    new.body, new.orelse = body, orelse
-    return new
 
 
 def _site(value):

@@ -56,11 +56,8 @@ class _Chains:
 
     def nested(self, stmt):
         if isinstance(stmt, (nodes.If, nodes.For, nodes.While)):
-            new = stmt.__class__.__new__(stmt.__class__)
-            new.__dict__.update(stmt.__dict__)
-            new.body = self.rewrite(stmt.body)
-            new.orelse = self.rewrite(stmt.orelse)
-            return new
+            return nodes.replaced(stmt, body=self.rewrite(stmt.body),
+                                  orelse=self.rewrite(stmt.orelse))
         return stmt
 
     def link(self, stmt):
