@@ -2,13 +2,15 @@
 
 autograd and JAX run the workload's own source, executed afresh with `np` bound
 to `autograd.numpy` or `jax.numpy` and `math` bound to a shim of that library;
-PyTorch runs the hand translation in `torch_workloads.py`. Each peer is a
+PyTorch runs the hand translation in `torch_workloads.py`, and "hand-written" a
+person's NumPy adjoint of the same computation (`handwritten/`). Each peer is a
 `Peer`: `prepare` converts the NumPy arguments once, `compile_seconds` (JAX
 jit only) compiles the gradient, `gradient` computes it (and waits for it), and
 `to_numpy` turns its result into a tuple of NumPy values for the check.
 """
 
 import dataclasses
+import importlib
 import math
 import pathlib
 import time
@@ -67,6 +69,12 @@ def pullback_peer(name):
 
     module = load_workload(name)
     return Peer(lambda args: args, pullback.grad(module.objective, argnums=module.WRT), as_tuple)
+
+
+def handwritten_peer(name):
+    """A person's hand-written NumPy adjoint of workload `name` (`handwritten/`)."""
+    module = importlib.import_module(f"handwritten.{name}")
+    return Peer(lambda args: args, module.gradient, as_tuple)
 
 
 def autograd_peer(name):
@@ -174,6 +182,7 @@ def torch_peer(name):
 
 
 PEERS = {
+    "hand-written": handwritten_peer,
     "autograd": autograd_peer,
     "JAX eager": jax_eager_peer,
     "JAX jit": jax_jit_peer,

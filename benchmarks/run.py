@@ -48,7 +48,7 @@ MIN_REPEATS = 3
 MAX_REPEATS = 200
 FIRST_GRADIENT_COPIES = 3
 RTOL = 1e-6
-PEER_NAMES = ("autograd", "JAX eager", "JAX jit", "PyTorch")
+PEER_NAMES = ("hand-written", "autograd", "JAX eager", "JAX jit", "PyTorch")
 LIBRARIES = ("numpy", "pullback", "autograd", "jax", "jaxlib", "torch")
 
 
@@ -274,13 +274,14 @@ def cell(case, label, notes):
 
 def table(cases, notes):
     """The Markdown table of the cases of one size."""
-    header = ["workload", "NumPy primal", "pullback grad", "ratio", "pullback, allocator "
-              "defaults", "ratio", "autograd", "ratio", "JAX eager", "ratio", "JAX jit",
-              "ratio", "jit compile", "PyTorch", "ratio", "pullback first gradient"]
+    header = ["workload", "NumPy primal", "hand-written adjoint", "ratio", "pullback grad",
+              "ratio", "pullback, allocator defaults", "ratio", "autograd", "ratio",
+              "JAX eager", "ratio", "JAX jit", "ratio", "jit compile", "PyTorch", "ratio",
+              "pullback first gradient"]
     lines = ["| " + " | ".join(header) + " |", "|---" + "|---:" * (len(header) - 1) + "|"]
     for case in cases:
         row = [case.name, format_seconds(case.primal)]
-        row += cell(case, "pullback", notes)
+        row += cell(case, "hand-written", notes) + cell(case, "pullback", notes)
         primal, gradient = case.default_allocator
         row += [format_seconds(gradient),
                 f"{gradient / primal:.1f}" if gradient is not None else "—"]
@@ -343,7 +344,10 @@ def report(cases_by_size, startup, kept, command, elapsed):
     lines += machine(startup, kept)
     lines += ["", "Each gradient time is the median of repeated calls after a first call "
               "(which for pullback transforms the code and for JAX compiles it); each "
-              "\"ratio\" is that time over the NumPy primal's. \"jit compile\" is JAX's "
+              "\"ratio\" is that time over the NumPy primal's. \"hand-written adjoint\" is a "
+              "person's NumPy gradient of the same computation (`benchmarks/handwritten/`: the "
+              "workload's operations in its order, then the backward pass a careful person "
+              "writes for them). \"jit compile\" is JAX's "
               "trace, lower and compile time; \"pullback first gradient\" is the time of "
               "the first gradient of a fresh copy of the workload (transformation and first "
               "call), in a process where pullback is already loaded. Every peer's gradient "
