@@ -4,6 +4,7 @@ methods)."""
 
 import numpy as np
 
+from pullback import kinds
 from pullback.cotangents import (
     average_weights,
     counted,
@@ -18,7 +19,6 @@ from pullback.cotangents import (
     unreduce,
     without_initial,
 )
-from pullback import kinds
 from pullback.rules import adjoint, d
 
 from .numpy_versions import numpy_functions
