@@ -89,6 +89,7 @@ from gast import (  # noqa: F401  (re-exported node classes)
 )
 
 parse = gast.parse
+from_ast = gast.ast_to_gast
 walk = gast.walk
 iter_child_nodes = gast.iter_child_nodes
 dump = gast.dump
