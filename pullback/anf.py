@@ -110,8 +110,8 @@ def to_anf(tree, origin):
       TransformError: naming the file:line of a construct ANF cannot express.
     """
     tree = nodes.clone(tree)
-    cells, defined = _mark_captured(tree, origin)
     counts = scopes.assignments(tree)
+    cells, defined = _mark_captured(tree, origin, counts)
     namer = Namer.for_tree(tree)
     body = flow.lower_exits(tree.body, namer)
     flow.mark_carried(body, _parameters(tree.args))
@@ -164,9 +164,9 @@ def _live_statements(statements, live):
     return kept[::-1]
 
 
-def _mark_captured(tree, origin):
-    """Give each nested function its `captured` names; return all captured locals."""
-    counts = scopes.assignments(tree)
+def _mark_captured(tree, origin, counts):
+    """Give each nested function its `captured` names; return all captured locals.
+    `counts` are the function's `scopes.assignments`."""
     local = set(_parameters(tree.args)) | {name for name, n in counts.items() if n}
     outer = local | set(origin.cells)
     cells = set()
@@ -910,6 +910,8 @@ def _folded_constant(expr):
 def _capture_loop_state(tree, origin):
     """Give each loop body its `captured` names, once names are final, and check
     the closures created inside loops."""
+    if not any(getattr(stmt, "loop", False) for stmt in nodes.statements(tree)):
+        return
     local = set(origin.cells) | set(_parameters(tree.args))
     for node in nodes.walk(tree):
         if isinstance(node, nodes.Name) and not isinstance(node.ctx, nodes.Load):

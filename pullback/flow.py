@@ -110,6 +110,9 @@ def _is_true(test):
 def mark_carried(body, params):
     """Give every loop in `body` (a function's, exits lowered, with parameters
     `params`) its `carried` names."""
+    loops = list(_loops(body))
+    if not loops:
+        return
     local = set(params)
     for stmt in body:
         for node in _walk_scope(stmt):
@@ -118,7 +121,7 @@ def mark_carried(body, params):
             elif isinstance(node, nodes.FunctionDef):
                 local.add(node.name)
     loads = _loads(body)
-    for loop in _loops(body):
+    for loop in loops:
         inside = _loads(loop)
         assigned = [v for v in _stores(loop, local) if v in local]
         exposed = set()

@@ -2,12 +2,14 @@
 
 `parse_function(fn)` reads the source file of `fn` (through `linecache`, so
 files, Jupyter cells and pullback's own generated code all work), parses it
-with gast, and returns the function's definition with decorators and
-annotations stripped, every node keeping its line in the user's file, plus an
-`Origin` recording where it came from: file, globals and closure cells.
+(once per text of the file), and returns the function's definition as a gast
+tree with decorators and annotations stripped, every node keeping its line in
+the user's file, plus an `Origin` recording where it came from: file, globals
+and closure cells.
 """
 
 import ast
+import copy
 import dataclasses
 import dis
 import inspect
@@ -17,7 +19,7 @@ import types
 from . import bindings, emit, nodes
 from .errors import TransformError
 
-_TREES = {}
+_DEFINITIONS = {}  # filename -> (source text, its `def` and `lambda` ast nodes)
 
 
 @dataclasses.dataclass
@@ -80,7 +82,7 @@ def parse_function(fn):
             "a module or a Jupyter cell rather than at a plain interactive prompt",
             construct="source",
         )
-    node = _find_definition(_module_tree(code.co_filename, lines), code)
+    node = _find_definition(_definitions(code.co_filename, lines), code)
     _check_unchanged(node, code)
     origin = Origin(
         filename=code.co_filename,
@@ -106,23 +108,31 @@ def python_function(fn):
     return fn
 
 
-def _module_tree(filename, lines):
+def _definitions(filename, lines):
+    """The `def` and `lambda` nodes (standard-library ast) of the file's text `lines`.
+
+    Only the definition differentiated is converted to gast (`_as_function_def`).
+    """
     source = "".join(lines)
-    cached = _TREES.get(filename)
+    cached = _DEFINITIONS.get(filename)
     if cached is None or cached[0] != source:
         try:
-            cached = (source, nodes.parse(source))
+            tree = ast.parse(source)
         except SyntaxError as error:
             raise TransformError(
                 f"cannot parse {filename}: {error.msg}", filename, error.lineno, "syntax"
             ) from None
-        _TREES[filename] = cached
+        cached = (source, [n for n in ast.walk(tree) if isinstance(n, _DEFINITION_NODES)])
+        _DEFINITIONS[filename] = cached
     return cached[1]
 
 
-def _find_definition(tree, code):
+_DEFINITION_NODES = (ast.FunctionDef, ast.Lambda)
+
+
+def _find_definition(definitions, code):
     params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
-    candidates = [n for n in nodes.walk(tree) if _defines(n, code, params)]
+    candidates = [n for n in definitions if _defines(n, code, params)]
     if len(candidates) > 1:
         candidates = _by_column(candidates, code)
     if len(candidates) > 1:
@@ -140,11 +150,11 @@ def _find_definition(tree, code):
 
 
 def _defines(node, code, params):
-    if isinstance(node, nodes.FunctionDef):
+    if isinstance(node, ast.FunctionDef):
         first = min([node.lineno] + [d.lineno for d in node.decorator_list])
         return node.name == code.co_name and code.co_firstlineno in (first, node.lineno)
-    if isinstance(node, nodes.Lambda):
-        names = [a.id for a in node.args.args + node.args.kwonlyargs]
+    if isinstance(node, ast.Lambda):
+        names = [a.arg for a in node.args.args + node.args.kwonlyargs]
         return (
             code.co_name == "<lambda>"
             and node.lineno == code.co_firstlineno
@@ -180,14 +190,14 @@ def _check_unchanged(node, code):
 
 
 def _compiled(node, code):
-    """The code object of definition `node` compiled on its own, or None."""
-    node = nodes.clone(node)
-    if isinstance(node, nodes.Lambda):
-        tree = ast.Expression(body=nodes.to_ast(node))
+    """The code object of definition `node` (an ast node) compiled on its own, or None."""
+    if isinstance(node, ast.Lambda):
+        tree = ast.Expression(body=node)
         mode = "eval"
     else:
+        node = copy.copy(node)
         node.decorator_list = []
-        tree = ast.Module(body=[nodes.to_ast(node)], type_ignores=[])
+        tree = ast.Module(body=[node], type_ignores=[])
         mode = "exec"
     try:
         compiled = compile(tree, code.co_filename, mode)
@@ -231,7 +241,7 @@ def _by_column(candidates, code):
 
 
 def _as_function_def(node, origin):
-    node = nodes.clone(node)
+    node = nodes.from_ast(node)
     if isinstance(node, nodes.Lambda):
         body = [nodes.return_(node.body, node.lineno)]
         node = nodes.function_def("lambda_", node.args, body, node.lineno)

@@ -80,6 +80,7 @@ class Rule:
     template: object
     result: str = None
     _parsed: tuple = None
+    _layouts: dict = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
     def signature(self):
@@ -95,6 +96,30 @@ class Rule:
             tree.decorator_list = []
             self._parsed = (tree, (tree.args.posonlyargs + tree.args.args)[0].id)
         return self._parsed
+
+    def layout(self, count, names):
+        """How `count` positional arguments and keyword arguments `names` bind to the
+        template's parameters (`signature.bind`, defaults applied), computed once per
+        count and names: by parameter, the `_Slot` of its argument, a tuple or dict of
+        slots (`*args`, `**kwargs`), or its default value.
+
+        Raises:
+          TypeError: when such arguments do not fit the signature.
+        """
+        key = (count, names)
+        if key not in self._layouts:
+            bound = self.signature.bind(*map(_Slot, range(count)),
+                                        **{name: _Slot(name) for name in names})
+            bound.apply_defaults()
+            self._layouts[key] = dict(bound.arguments)
+        return self._layouts[key]
+
+
+class _Slot:
+    """Where an argument of a call is: its position, or its keyword."""
+
+    def __init__(self, key):
+        self.key = key
 
 
 def adjoint(*primitives, result=None):
@@ -185,17 +210,29 @@ def bind(rule, args, keywords):
       TransformError: when the arguments do not fit the template's signature,
         or pass `out=` (results written into an argument are not supported).
     """
+    keywords = dict(keywords)
     try:
-        bound = rule.signature.bind(*args, **dict(keywords))
+        layout = rule.layout(len(args), tuple(keywords))
     except TypeError as error:
         raise TransformError(f"{describe(rule.primitive)}: {error}",
                              construct=describe(rule.primitive)) from None
-    out = bound.arguments.get("out")
+    arguments = {name: _placed(part, args, keywords) for name, part in layout.items()}
+    out = arguments["out"] if isinstance(layout.get("out"), _Slot) else None
     if out is not None and not (isinstance(out, nodes.Constant) and out.value is None):
         raise TransformError(f"{describe(rule.primitive)} with out=: writing results into "
                              "an existing array is not supported", construct="out=")
-    bound.apply_defaults()
-    return {name: _as_node(value) for name, value in bound.arguments.items()}
+    return {name: _as_node(value) for name, value in arguments.items()}
+
+
+def _placed(part, args, keywords):
+    """A part of a `Rule.layout` with the call's arguments in place of its slots."""
+    if isinstance(part, _Slot):
+        return args[part.key] if isinstance(part.key, int) else keywords[part.key]
+    if isinstance(part, tuple):
+        return tuple(_placed(item, args, keywords) for item in part)
+    if isinstance(part, dict):
+        return {key: _placed(item, args, keywords) for key, item in part.items()}
+    return part
 
 
 def instantiate(rule, args, keywords, result, cotangent, namer, helper, shape_of=None):
@@ -284,12 +321,12 @@ class _Substituter:
             return [self.copy(item) for item in node]
         if not isinstance(node, nodes.AST):
             return node
-        method = getattr(self, "copy_" + type(node).__name__, self.copy_fields)
-        return method(node)
+        return _COPY_METHODS.get(type(node), _Substituter.copy_fields)(self, node)
 
     def copy_fields(self, node):
         new = node.__class__.__new__(node.__class__)
-        new.__dict__.update((key, self.copy(value)) for key, value in node.__dict__.items())
+        new.__dict__ = {key: self.copy(value) if isinstance(value, _NESTED) else value
+                        for key, value in node.__dict__.items()}
         return new
 
     def copy_Subscript(self, node):
@@ -368,6 +405,12 @@ class _Substituter:
         for attr in attrs:
             obj = getattr(obj, attr, None)
         return obj
+
+
+_COPY_METHODS = {getattr(nodes, name.removeprefix("copy_")): method
+                 for name, method in vars(_Substituter).items()
+                 if name.startswith("copy_") and name != "copy_fields"}
+_NESTED = (nodes.AST, list)
 
 
 def _without_default_tail(fn, args):
