@@ -158,8 +158,7 @@ def _live_statements(statements, live):
         elif (isinstance(stmt, nodes.Assign) and isinstance(stmt.targets[0], nodes.Name)
               and isinstance(stmt.value, nodes.Name) and stmt.targets[0].id not in live):
             continue
-        live |= {n.id for n in nodes.walk(stmt) if isinstance(n, nodes.Name)
-                 and isinstance(n.ctx, nodes.Load)}
+        live |= nodes.reads(stmt)
         kept.append(stmt)
     return kept[::-1]
 

@@ -297,8 +297,7 @@ def _starts_with_next(value):
 def _free_names(fn):
     """The names a function reads that it does not bind."""
     bound = {a.id for a in fn.args.args} | _stored(fn.body)
-    return {n.id for stmt in fn.body for n in nodes.walk(stmt)
-            if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Load)} - bound
+    return set().union(*map(nodes.reads, fn.body)) - bound
 
 
 def _bound_names(fn):

@@ -89,7 +89,6 @@ from gast import (  # noqa: F401  (re-exported node classes)
 )
 
 parse = gast.parse
-from_ast = gast.ast_to_gast
 dump = gast.dump
 
 
@@ -329,12 +328,29 @@ def statements(tree):
 
 def reads(node):
     """The names `node` (and everything in it) reads."""
-    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load)}
+    return _names(node, gast.Load)
 
 
 def stores(node):
     """The names `node` (and everything in it) assigns."""
-    return {n.id for n in walk(node) if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store)}
+    return _names(node, gast.Store)
+
+
+def _names(node, context):
+    """The names in `node` used in `context`."""
+    found = set()
+    todo = [node]
+    for node in todo:
+        if type(node) is gast.Name and type(node.ctx) is context:
+            found.add(node.id)
+        fields = node.__dict__
+        for name in node._fields:
+            value = fields.get(name)
+            if isinstance(value, ast.AST):
+                todo.append(value)
+            elif isinstance(value, list):
+                todo.extend(item for item in value if isinstance(item, ast.AST))
+    return found
 
 
 def single_target(stmt):
@@ -396,14 +412,70 @@ def _field_to_ast(value):
     return to_ast(value) if isinstance(value, gast.AST) else value
 
 
-def _ast_classes():
-    """For each gast class converted field by field: its ast class and the fields they share."""
+def from_ast(node):
+    """Convert a standard-library ast tree to gast (new nodes; `node` unchanged).
+
+    The same conversion as `gast.ast_to_gast`, faster, the other way round from
+    `to_ast`: each node becomes the gast class of the same name with the node's
+    fields (and an empty `type_params` where gast has one and ast does not);
+    parameters (`arg`) become `Name`s in the `Param` context. Classes gast
+    converts by a rule of its own (`except` clauses, type parameters) are
+    converted by gast.
+    """
+    cls = type(node)
+    fields = node.__dict__
+    if cls is ast.Name:
+        new = gast.Name(fields["id"], from_ast(fields["ctx"]), None, None)
+    elif cls is ast.arg:
+        new = gast.Name(fields["arg"], gast.Param(), _field_from_ast(fields["annotation"]),
+                        fields.get("type_comment"))
+    elif cls in _GAST_CLASSES:
+        gast_class, missing = _GAST_CLASSES[cls]
+        new = gast_class(**{f: _field_from_ast(fields[f]) for f in cls._fields if f in fields})
+        for name in missing:
+            setattr(new, name, [])
+    else:
+        return gast.ast_to_gast(node)
+    for attribute in _POSITION:
+        if attribute in fields:
+            setattr(new, attribute, fields[attribute])
+    return new
+
+
+def _field_from_ast(value):
+    if type(value) is list:
+        return [from_ast(item) if isinstance(item, ast.AST) else item for item in value]
+    return from_ast(value) if isinstance(value, ast.AST) else value
+
+
+def _gast_classes():
+    """For each ast class converted field by field: its gast class and the list
+    fields only the gast class has."""
+    own_rules = {name.removeprefix("visit_") for name in vars(gast.ast3.Ast3ToGAst)
+                 if name.startswith("visit_")} - {"FunctionDef", "AsyncFunctionDef", "ClassDef"}
     table = {}
+    for ast_class, gast_class in _same_names():
+        if ast_class.__name__ not in own_rules | {"Name", "arg"}:
+            table[ast_class] = (gast_class, [f for f in gast_class._fields
+                                             if f == "type_params" and f not in ast_class._fields])
+    return table
+
+
+def _same_names():
+    """The pairs of ast and gast node classes of the same name."""
     for gast_class in vars(gast).values():
         ast_class = getattr(ast, getattr(gast_class, "__name__", ""), None)
         if (isinstance(gast_class, type) and issubclass(gast_class, gast.AST)
-                and isinstance(ast_class, type) and issubclass(ast_class, ast.AST)
-                and gast_class not in (gast.AST, gast.arguments, gast.ExceptHandler)):
+                and gast_class is not gast.AST
+                and isinstance(ast_class, type) and issubclass(ast_class, ast.AST)):
+            yield ast_class, gast_class
+
+
+def _ast_classes():
+    """For each gast class converted field by field: its ast class and the fields they share."""
+    table = {}
+    for ast_class, gast_class in _same_names():
+        if gast_class not in (gast.arguments, gast.ExceptHandler):
             table[gast_class] = (ast_class, [f for f in ast_class._fields
                                              if f in gast_class._fields])
     return table
@@ -413,3 +485,4 @@ _AST_CLASSES = _ast_classes()
 _SHARED_AST = {gast_class: ast_class() for gast_class, (ast_class, _) in _AST_CLASSES.items()
                if not ast_class._fields and not ast_class._attributes}
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
+_GAST_CLASSES = _gast_classes()

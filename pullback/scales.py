@@ -89,6 +89,8 @@ class _Block:
         """Write the pending products that `stmt` reads, or that must be made before it
         changes a name they read (all of them without `stmt`), in the order they were
         made."""
+        if not self.pending:
+            return
         read, stored = (nodes.reads(stmt), nodes.stores(stmt)) if stmt is not None else ((), ())
         for name in [n for n, entry in self.pending.items()
                      if stmt is None or n in read or entry[2] & stored]:
