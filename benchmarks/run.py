@@ -2,12 +2,15 @@
 
     python benchmarks/run.py [--quick] [--only NAME[,NAME...]] [--output PATH]
 
-For each workload of `benchmarks/workloads` and each size, it first checks every
-peer's gradient against pullback's, then times the NumPy primal and each
-gradient (median of repeats, after a first call), all single-threaded and with
-glibc keeping freed memory (`keep_freed_memory`), and writes the tables into
-docs/benchmarks.md between the markers of its section. pullback's gradient is
-also timed in a child process with the allocator's defaults.
+For each workload of `benchmarks/workloads` and each size, it measures each
+library in a process of its own (so that none pays for what another left in
+memory: JAX's traces of unrolled programs take gigabytes): pullback's first
+gradient and the NumPy primal and pullback's gradient, then, for each peer, its
+gradient checked against pullback's and timed (medians of repeats, after a
+first call), all single-threaded and with glibc keeping freed memory
+(`keep_freed_memory`). pullback is timed once more with the allocator's
+defaults. The tables go into docs/benchmarks.md between the markers of its
+section.
 """
 
 import os
@@ -23,8 +26,8 @@ import argparse  # noqa: E402
 import ctypes  # noqa: E402
 import ctypes.util  # noqa: E402
 import dataclasses  # noqa: E402
-import gc  # noqa: E402
 import importlib.metadata  # noqa: E402
+import json  # noqa: E402
 import pathlib  # noqa: E402
 import platform  # noqa: E402
 import statistics  # noqa: E402
@@ -125,18 +128,16 @@ def first_line(error):
     return f"{type(error).__name__}: {text[0] if text else ''}"[:200]
 
 
-def pullback_reference(case, args):
-    """Differentiate `FIRST_GRADIENT_COPIES` fresh copies of the workload, recording the
-    median time to first gradient; return the last copy's peer and its gradient."""
+def pullback_reference(args, name, copies=1):
+    """Differentiate `copies` fresh copies of workload `name`; return the median time
+    to first gradient and the last copy's gradient."""
     firsts = []
-    for _ in range(FIRST_GRADIENT_COPIES):
-        peer = peers.pullback_peer(case.name)
+    for _ in range(copies):
+        peer = peers.pullback_peer(name)
         start = time.perf_counter()
         result = peer.gradient(*args)
         firsts.append(time.perf_counter() - start)
-    case.first_gradient = statistics.median(firsts)
-    log(f"  pullback first gradient {format_seconds(case.first_gradient)}")
-    return peer, peer.to_numpy(result)
+    return statistics.median(firsts), peer, peer.to_numpy(result)
 
 
 def check_peer(label, case, args, reference):
@@ -169,33 +170,72 @@ def check_peer(label, case, args, reference):
 
 
 def run_case(name, size):
-    """Check, then time, every peer on workload `name` at `size`."""
+    """Check, then time, every peer on workload `name` at `size`, each in a child process."""
     case = Case(name, size)
-    module = peers.load_workload(name)
-    args = module.inputs(module.SIZES[size], np.random.default_rng(0))
-    log(f"{name} {size}: checking gradients")
-    runs = {}
-    try:
-        peer, reference = pullback_reference(case, args)
-        runs["pullback"] = lambda: peer.gradient(*args)
-        case.timings["pullback"] = Timing()
-    except Exception as error:  # noqa: BLE001 (pullback's failure is a result to report)
-        case.timings["pullback"] = Timing(note=f"failed: {first_line(error)}")
-        log(f"  !!! PULLBACK FAILED on {name} {size}: {first_line(error)}")
-        reference = None
-    for label in PEER_NAMES:
-        case.timings[label], runs[label] = check_peer(label, case, args, reference)
-    log(f"{name} {size}: timing")
-    module.objective(*args)
-    case.primal = median_seconds(lambda: module.objective(*args))
-    for label, run in runs.items():
-        if run is not None:
-            case.timings[label].seconds = median_seconds(run)
-            log(f"  {label} {format_seconds(case.timings[label].seconds)}")
-    release_memory()
-    case.default_allocator = default_allocator_seconds(name, size)
+    log(f"{name} {size}")
+    measured = in_child(name, size, "pullback")
+    case.primal, case.first_gradient = measured.get("primal"), measured.get("first_gradient")
+    case.timings["pullback"] = Timing(seconds=measured.get("seconds"),
+                                      note=measured.get("note", ""))
+    if case.first_gradient is not None:
+        log(f"  pullback first gradient {format_seconds(case.first_gradient)}")
+    for label in ("pullback", *PEER_NAMES):
+        if label != "pullback":
+            case.timings[label] = Timing(**in_child(name, size, label))
+        timing = case.timings[label]
+        log(f"  {label} {format_seconds(timing.seconds)} {timing.note}".rstrip())
+    defaults = in_child(name, size, "pullback", keep=False)
+    case.default_allocator = (defaults.get("primal"), defaults.get("seconds"))
     log(f"  pullback, allocator defaults {format_seconds(case.default_allocator[1])}")
     return case
+
+
+def in_child(name, size, label, keep=True):
+    """What `measure` prints for one library on one case, run in a new process (with
+    the allocator's defaults unless `keep`)."""
+    command = [sys.executable, __file__, "--measure", name, size, label]
+    environment = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
+    if not keep:
+        command.append("--default-allocator")
+    result = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False,
+                            env=environment)
+    try:
+        return json.loads(result.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        log(f"  !!! the child measuring {label} failed (exit code {result.returncode})")
+        return {"note": "failed: the measuring process stopped"}
+
+
+def measure(name, size, label, keep):
+    """In a child process: check and time `label` on one case; print the results as JSON
+    (for pullback: its first gradient, the primal's and its gradient's times; for a
+    peer: its `Timing`)."""
+    if keep:
+        keep_freed_memory()
+    if label == "PyTorch":
+        single_threaded_torch()
+    module = peers.load_workload(name)
+    args = module.inputs(module.SIZES[size], np.random.default_rng(0))
+    try:
+        first, peer, reference = pullback_reference(
+            args, name, FIRST_GRADIENT_COPIES if label == "pullback" else 1)
+    except Exception as error:  # noqa: BLE001 (pullback's failure is a result to report)
+        if label == "pullback":
+            log(f"  !!! PULLBACK FAILED on {name} {size}: {first_line(error)}")
+            print(json.dumps({"note": f"failed: {first_line(error)}"}))
+            return
+        reference = None
+    if label == "pullback":
+        module.objective(*args)
+        results = {"first_gradient": first,
+                   "primal": median_seconds(lambda: module.objective(*args)),
+                   "seconds": median_seconds(lambda: peer.gradient(*args))}
+    else:
+        timing, run = check_peer(label, Case(name, size), args, reference)
+        if run is not None:
+            timing.seconds = median_seconds(run)
+        results = dataclasses.asdict(timing)
+    print(json.dumps(results))
 
 
 def keep_freed_memory():
@@ -214,40 +254,6 @@ def keep_freed_memory():
         return False
     trim_threshold, mmap_threshold = -1, -3
     return bool(mallopt(trim_threshold, 1 << 30) and mallopt(mmap_threshold, 32 << 20))
-
-
-def default_allocator_seconds(name, size):
-    """The primal's and pullback's times for a case in a child process that leaves the
-    allocator as it is (see `keep_freed_memory`)."""
-    command = [sys.executable, __file__, "--default-allocator", name, size]
-    environment = {k: v for k, v in os.environ.items() if not k.startswith("MALLOC_")}
-    result = subprocess.run(command, capture_output=True, text=True, check=False,
-                            env=environment)
-    try:
-        primal, gradient = map(float, result.stdout.split())
-    except ValueError:
-        log(f"  !!! the child timing pullback failed: {result.stderr.strip()[-300:]}")
-        return None, None
-    return primal, gradient
-
-
-def time_with_default_allocator(name, size):
-    """In the child: print the primal's and pullback's times of a case."""
-    module = peers.load_workload(name)
-    args = module.inputs(module.SIZES[size], np.random.default_rng(0))
-    gradient = peers.pullback_peer(name).gradient
-    gradient(*args)
-    module.objective(*args)
-    print(median_seconds(lambda: module.objective(*args)), median_seconds(
-        lambda: gradient(*args)))
-
-
-def release_memory():
-    """Drop the compiled programs and caches of the case just measured."""
-    import jax
-
-    jax.clear_caches()
-    gc.collect()
 
 
 def format_seconds(seconds):
@@ -327,6 +333,7 @@ def machine(startup, kept):
         f"- CPU: {cpu_model()} ({os.cpu_count()} cores), single-threaded BLAS "
         "(OMP, OpenBLAS and MKL threads 1; XLA CPU on one thread; "
         "`torch.set_num_threads(1)`)",
+        "- Each library measured in a process of its own, for each workload and size",
         f"- Memory: {allocator}; \"pullback, allocator defaults\" is pullback's gradient "
         "(and its ratio to the primal) timed in a child process that leaves the allocator "
         "as it is",
@@ -396,8 +403,9 @@ def arguments(argv):
     parser.add_argument("--only", help="comma-separated workloads (default: all)")
     parser.add_argument("--output", default=str(DOC),
                         help="where to write the report; '-' for stdout only")
-    parser.add_argument("--default-allocator", nargs=2, metavar=("NAME", "SIZE"),
+    parser.add_argument("--measure", nargs=3, metavar=("NAME", "SIZE", "LIBRARY"),
                         help=argparse.SUPPRESS)
+    parser.add_argument("--default-allocator", action="store_true", help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     options.names = options.only.split(",") if options.only else NAMES
     unknown = set(options.names) - set(NAMES)
@@ -409,12 +417,11 @@ def arguments(argv):
 def main(argv=None):
     """Run the benchmarks and write the report."""
     options = arguments(argv)
-    if options.default_allocator:
-        time_with_default_allocator(*options.default_allocator)
+    if options.measure:
+        measure(*options.measure, keep=not options.default_allocator)
         return
     start = time.perf_counter()
     kept = keep_freed_memory()
-    single_threaded_torch()
     startup = pullback_startup()
     sizes = SIZES[:1] if options.quick else SIZES
     cases = {size: [run_case(name, size) for name in options.names] for size in sizes}
