@@ -22,6 +22,7 @@ place (`structures.unindex_all`).
 
 from . import nodes
 from .structures import unindex, unindex_all
+from .sum_chains import collapse
 
 
 def accumulate_in_place(statements, bindings):
@@ -91,14 +92,10 @@ class _Block:
         """Replace a chain of two sums or more by one `unindex_all` at its last sum."""
         if len(positions) < 2:
             return
-        last = out[positions[-1]]
-        for position in positions[:-1]:
-            out[position] = None
         helper = nodes.name(self.bindings.object("unindex_all", unindex_all))
         terms = nodes.tuple_([nodes.clone(term) for term, _ in parts])
         indices = nodes.tuple_([nodes.clone(index) for _, index in parts])
-        out[positions[-1]] = nodes.assign(
-            total, nodes.call(helper, [terms, nodes.name(array), indices]), nodes.lineno_of(last))
+        collapse(out, positions, total, nodes.call(helper, [terms, nodes.name(array), indices]))
 
     def is_scatter(self, node):
         return (isinstance(node, nodes.Call) and nodes.is_name(node.func, self.scatter)

@@ -400,16 +400,11 @@ def to_ast(node):
         new = ast_class(**{f: _field_to_ast(fields[f]) for f in names if f in fields})
     else:
         return gast.gast_to_ast(node)
-    for attribute in _POSITION:
-        if attribute in fields:
-            setattr(new, attribute, fields[attribute])
-    return new
+    return _positioned(new, fields)
 
 
 def _field_to_ast(value):
-    if type(value) is list:
-        return [to_ast(item) if isinstance(item, gast.AST) else item for item in value]
-    return to_ast(value) if isinstance(value, gast.AST) else value
+    return _converted(value, to_ast, gast.AST)
 
 
 def from_ast(node):
@@ -436,16 +431,26 @@ def from_ast(node):
             setattr(new, name, [])
     else:
         return gast.ast_to_gast(node)
+    return _positioned(new, fields)
+
+
+def _field_from_ast(value):
+    return _converted(value, from_ast, ast.AST)
+
+
+def _converted(value, convert, node_class):
+    """A field's value with its nodes (instances of `node_class`) converted."""
+    if type(value) is list:
+        return [convert(item) if isinstance(item, node_class) else item for item in value]
+    return convert(value) if isinstance(value, node_class) else value
+
+
+def _positioned(new, fields):
+    """`new` with the source positions among `fields` (a converted node's)."""
     for attribute in _POSITION:
         if attribute in fields:
             setattr(new, attribute, fields[attribute])
     return new
-
-
-def _field_from_ast(value):
-    if type(value) is list:
-        return [from_ast(item) if isinstance(item, ast.AST) else item for item in value]
-    return from_ast(value) if isinstance(value, ast.AST) else value
 
 
 def _gast_classes():

@@ -75,10 +75,15 @@ class _Chains:
         """Replace a chain of two sums or more by one `add_all` at its last sum."""
         if len(positions) < 2:
             return
-        last = out[positions[-1]]
-        for position in positions[:-1]:
-            out[position] = None
         helper = nodes.name(self.bindings.object("add_all", add_all))
         summands = nodes.tuple_([nodes.name(total)] + [nodes.name(t) for t in terms])
-        out[positions[-1]] = nodes.assign(total, nodes.call(helper, [summands]),
-                                          nodes.lineno_of(last))
+        collapse(out, positions, total, nodes.call(helper, [summands]))
+
+
+def collapse(out, positions, total, value):
+    """Drop the statements of `out` at `positions` (a chain of sums into `total`) and
+    put `total = value` where the last of them was (None marks a dropped one)."""
+    last = out[positions[-1]]
+    for position in positions[:-1]:
+        out[position] = None
+    out[positions[-1]] = nodes.assign(total, value, nodes.lineno_of(last))
