@@ -47,6 +47,12 @@ def unindex_all(gs, x, indices):
     (`accumulation`): they are put in one array of zeros, the first scattered
     into it and the others added into it in place. Its transpose is `indexed_all`.
     """
+    if type(x) is np.ndarray and x.size >= _TILED and type(gs) is tuple and _tile(
+            gs, x, indices):
+        total = np.empty_like(x)
+        for g, index in zip(gs, indices):
+            total[index] = g
+        return total
     total = ZERO
     for g, index in zip(gs, indices):
         if g is ZERO:
@@ -58,6 +64,54 @@ def unindex_all(gs, x, indices):
         else:
             scatter_add(total, index, g)
     return total
+
+
+def _tile(gs, x, indices):
+    """Whether `indices` cover array `x` once each, as slices (with unit step) or ints
+    along one axis (the last they index; the axes before it taken whole), the gates of
+    an LSTM cell or the columns of a table, and `gs` are arrays or floats of `x`'s
+    dtype: then `unindex_all` writes each into an empty array."""
+    dtype, shape, spans = x.dtype, x.shape, []
+    first = indices[0] if indices else None
+    axis = len(first) - 1 if type(first) is tuple else 0
+    if axis >= len(shape):
+        return False
+    size = shape[axis]
+    for g, index in zip(gs, indices):
+        if type(g) is np.ndarray:
+            if not (g.dtype is dtype or g.dtype == dtype):
+                return False
+        elif type(g) is not float or dtype.kind != "f":
+            return False
+        if axis:
+            if type(index) is not tuple or len(index) != axis + 1:
+                return False
+            for lead in index[:axis]:
+                if type(lead) is not slice or lead != _WHOLE:
+                    return False
+            index = index[axis]
+        if type(index) is slice:
+            start, stop, step = index.indices(size)
+            if step != 1:
+                return False
+        elif type(index) is int and -size <= index < size:
+            start = index % size
+            stop = start + 1
+        else:
+            return False
+        spans.append((start, stop))
+    spans.sort()
+    reached = 0
+    for start, stop in spans:
+        if start != reached:
+            return False
+        reached = max(stop, start)
+    return reached == size
+
+
+_WHOLE = slice(None)
+# Below this many numbers, `_tile` costs about what writing the parts saves.
+_TILED = 1024
 
 
 def indexed_all(h, indices):

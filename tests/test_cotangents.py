@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 
+from pullback import structures
 from pullback.cotangents import ZERO, add_all, broadcast_view, unbroadcast, unreduce
 from pullback.structures import indexed_all, unconcatenate, unindex, unindex_all
 
@@ -81,11 +82,19 @@ SLICES = [
     ((3, 4), [(Ellipsis, slice(0, 2)), (Ellipsis, slice(2, 4))]),
     ((3, 4), [(S, 0), (S, slice(1, 4))]),
     ((3, 4), [1, (S, 2)]),
+    ((2, 6, 2), [(S, slice(2, None)), (S, slice(0, 0)), (S, slice(0, 2))]),
+    ((2, 6, 2), [(S, slice(0, 3), S), (S, slice(3, 6), S)]),
+    ((4, 3), [(S, 2), (S, -2), (S, slice(0, 1))]),
+    ((4, 3), [(S, 2), (S, 1), (S, 1)]),
+    ((4, 3), [(S, 2), (S, 0)]),
+    ((4, 3), [(None, 2), (S, 1), (S, 0)]),
 ]
 
 
 @pytest.mark.parametrize("x_shape, indices", SLICES)
-def test_unindex_all_is_the_sum_of_the_scatters(x_shape, indices):
+@pytest.mark.parametrize("tiled_from", [0, 10**9])
+def test_unindex_all_is_the_sum_of_the_scatters(x_shape, indices, tiled_from, monkeypatch):
+    monkeypatch.setattr(structures, "_TILED", tiled_from)
     x = np.ones(x_shape)
     gs = tuple(rng.standard_normal(x[index].shape) for index in indices)
     want = sum(unindex(g, x, index) for g, index in zip(gs, indices))
@@ -95,6 +104,21 @@ def test_unindex_all_is_the_sum_of_the_scatters(x_shape, indices):
         gs[0], x, indices[0]))
     assert all(np.array_equal(h, x[index]) for h, index in zip(
         indexed_all(x, tuple(indices)), indices))
+
+
+@pytest.mark.parametrize("g_shape, dtype", [((1, 3), np.float64), ((3, 3), np.float32),
+                                            ((3, 3), np.complex128), ((), float)])
+def test_unindex_all_of_tiles_broadcast_or_of_another_dtype(g_shape, dtype, monkeypatch):
+    monkeypatch.setattr(structures, "_TILED", 0)
+    x = np.ones((3, 6))
+    indices = ((S, slice(3, None)), (S, slice(None, 3)))
+    g = 2.5 if dtype is float else rng.standard_normal(g_shape).astype(dtype)
+    if dtype is np.complex128:
+        g = g + 0.5j
+    gs = (g, rng.standard_normal((3, 3)))
+    total = unindex_all(gs, x, indices)
+    want = unindex(gs[0], x, indices[0]) + unindex(gs[1], x, indices[1])
+    assert total.dtype == want.dtype and np.array_equal(total, want)
 
 
 def test_unconcatenate_gives_each_part():
