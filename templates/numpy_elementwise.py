@@ -46,7 +46,7 @@ def arctan(z, x, /):
 @adjoint(np.arctan2, result="elementwise")
 def arctan2(z, y, x, /):
     d[y] = unbroadcast(d[z] * x / (x * x + y * y), y)
-    d[x] = unbroadcast(-d[z] * y / (x * x + y * y), x)
+    d[x] = -unbroadcast(d[z] * y / (x * x + y * y), x)
 
 
 @adjoint(np.sinh, result="elementwise")
@@ -177,7 +177,7 @@ def absolute(z, x, /):
 @adjoint(np.fmod, result="elementwise")
 def fmod(z, x, y, /):
     d[x] = unbroadcast(d[z], x)
-    d[y] = unbroadcast(-d[z] * np.trunc(x / y), y)
+    d[y] = -unbroadcast(d[z] * np.trunc(x / y), y)
 
 
 @adjoint(np.copysign, result="elementwise")

@@ -188,7 +188,7 @@ def slogdet(z, a):
 @adjoint(np.linalg.solve, result="array")
 def solve(z, a, b):
     gb = solve_transposed(a, as_columns(d[z], b))
-    d[a] = unbroadcast(-gb @ matrix_transpose(as_columns(z, b)), a)
+    d[a] = -unbroadcast(gb @ matrix_transpose(as_columns(z, b)), a)
     d[b] = unbroadcast(from_columns(gb, b), b)
 
 

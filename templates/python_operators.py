@@ -28,7 +28,7 @@ def concat(z, a, b):
 @adjoint(operator.sub, np.subtract, result="elementwise")
 def subtract(z, x, y):
     d[x] = unbroadcast(d[z], x)
-    d[y] = unbroadcast(-d[z], y)
+    d[y] = -unbroadcast(d[z], y)
 
 
 @adjoint(operator.mul, np.multiply, result="elementwise")
@@ -40,7 +40,7 @@ def multiply(z, x, y):
 @adjoint(operator.truediv, np.divide, result="elementwise")
 def divide(z, x, y):
     d[x] = unbroadcast(d[z] / y, x)
-    d[y] = unbroadcast(-d[z] * z / y, y)
+    d[y] = -unbroadcast(d[z] * z / y, y)
 
 
 @adjoint(operator.pow, np.power, np.float_power, pow, result="elementwise")
@@ -52,7 +52,7 @@ def power(z, x, y):
 @adjoint(operator.mod, np.remainder, result="elementwise")
 def remainder(z, x, y):
     d[x] = unbroadcast(d[z], x)
-    d[y] = unbroadcast(-d[z] * np.floor_divide(x, y), y)
+    d[y] = -unbroadcast(d[z] * np.floor_divide(x, y), y)
 
 
 @adjoint(operator.neg, np.negative, result="elementwise")
