@@ -242,6 +242,8 @@ def rebroadcast(h, g):
 
 def reshape_like(g, x, order="C"):
     """Cotangent `g` reshaped to the shape of `x` (the rule of reshape, squeeze, ravel...)."""
+    if type(g) is np.ndarray and type(x) is np.ndarray:
+        return g.reshape(x.shape, order=order)
     if any_zero(g, x):
         return ZERO
     return np.reshape(g, np.shape(x), order=order)
@@ -259,9 +261,18 @@ def unreduce(g, x, axis=None, keepdims=False):
     if g is ZERO or x is ZERO:
         return ZERO
     shape = x.shape if type(x) is np.ndarray else np.shape(x)
-    if axis is not None and not keepdims:
-        g = np.expand_dims(g, normalize_axis(axis, len(shape)))
+    if axis is not None and not keepdims and np.ndim(g):
+        g = _with_axes(g, axis, len(shape))
     return broadcast_view(g, shape)
+
+
+def _with_axes(g, axis, ndim):
+    """`np.expand_dims(g, axis)` for the cotangent `g` of a reduction along `axis` of an
+    array of `ndim` axes (a reshape, for one axis of an array with the others)."""
+    if type(axis) is int and type(g) is np.ndarray and g.ndim + 1 == ndim:
+        axis %= ndim
+        return g.reshape(g.shape[:axis] + (1,) + g.shape[axis:])
+    return np.expand_dims(g, normalize_axis(axis, ndim))
 
 
 def broadcast_view(g, shape):
@@ -309,11 +320,15 @@ def degrees_of_freedom(x, z, axis=None, ddof=0, correction=None, where=True):
 
 def extremum_share(x, z, axis=None, keepdims=False):
     """Where `x` attains the max/min `z` along `axis`: 1/count at ties, else 0."""
-    if axis is None and type(x) is np.ndarray:
+    x = x if type(x) is np.ndarray else np.asarray(x)
+    if axis is None:
         hits = x == z
         return hits / np.count_nonzero(hits)
-    hits = np.asarray(x) == unreduce(z, x, axis, keepdims)
-    return hits / hits.sum(axis=axis, keepdims=True)
+    if not keepdims and np.ndim(z):
+        z = _with_axes(z, axis, x.ndim)
+    hits = (x == z).astype(np.float64)
+    hits /= hits.sum(axis=axis, keepdims=True)
+    return hits
 
 
 def product_of_others(x, axis=None):
