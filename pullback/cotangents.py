@@ -553,7 +553,6 @@ def matmul_right(g, a, b):
     return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), np.shape(b))
 
 
-
 def _as_matrices(g, a, b):
     """`a @ b` with vectors promoted to matrices as matmul does, and `g` to match."""
     g1 = np.expand_dims(g, -1) if np.ndim(b) == 1 else g

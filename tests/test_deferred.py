@@ -55,12 +55,16 @@ def test_outer_products_of_few_rows_of_large_matrices_are_deferred():
     assert isinstance(outer_sum(normal(1, 10), normal(1, 10)), np.ndarray)
 
 
-def test_sums_join_and_become_dense_past_half_the_size():
+@pytest.mark.parametrize("kept", [0, 2000, deferred.KEPT])
+def test_sums_join_and_become_dense_past_half_the_size_and_kept(kept, monkeypatch):
+    monkeypatch.setattr(deferred, "KEPT", kept)
     total, dense = ZERO, np.zeros((100, 80))
     for step in range(40):
         term = outer(1, 100, 80)
         total, dense = add(total, term), dense + term.dense()
-        assert isinstance(total, OuterSum if (step + 1) * 180 * 4 <= 2 * 8000 else np.ndarray)
+        parts = (step + 1) * 180
+        kind = OuterSum if parts * 4 <= 2 * 8000 or parts <= kept else np.ndarray
+        assert isinstance(total, kind)
         np.testing.assert_allclose(np.asarray(total), dense)
 
 
