@@ -15,9 +15,9 @@ smaller than the dense array, adding two of the same kind joins their parts
 (an operator, a NumPy function, an attribute, indexing, the user) gets the dense
 array, made in one product or one scatter. A sum whose parts grow past half the
 dense size and past `KEPT` numbers is made dense, so the memory its parts hold
-stays within half the dense cotangent's or 32 MiB. The values are immutable, like
-the arrays they stand for would be to their readers: every dense array they make
-is new.
+stays within the larger of half the dense cotangent's and 32 MiB. The values are
+immutable, like the arrays they stand for would be to their readers: every dense
+array they make is new.
 """
 
 import math
