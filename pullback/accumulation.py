@@ -17,7 +17,7 @@ the place of the last sum::
                          ((slice(None), slice(n, 2 * n)), (slice(None), slice(None, n))))
 
 which puts the first part in an array of zeros and adds the others into it in
-place (`structures.unindex_all`).
+place, or writes each into an empty array when they tile it (`structures.unindex_all`).
 """
 
 from . import nodes

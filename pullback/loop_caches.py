@@ -56,7 +56,7 @@ def _with_inner_loops_cached(stmt, bindings, namer):
         return nodes.replaced(stmt, body=cache_loops(stmt.body, bindings, namer))
     if isinstance(stmt, nodes.If):
         return nodes.replaced(stmt, body=cache_loops(stmt.body, bindings, namer),
-                     orelse=cache_loops(stmt.orelse, bindings, namer))
+                              orelse=cache_loops(stmt.orelse, bindings, namer))
     return stmt
 
 

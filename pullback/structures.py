@@ -45,7 +45,8 @@ def unindex_all(gs, x, indices):
 
     The optimiser writes it for the cotangents of several parts of one array
     (`accumulation`): they are put in one array of zeros, the first scattered
-    into it and the others added into it in place. Its transpose is `indexed_all`.
+    into it and the others added into it in place, or, when the parts tile the
+    array (`_tile`), each written into an empty one. Its transpose is `indexed_all`.
     """
     if type(x) is np.ndarray and x.size >= _TILED and type(gs) is tuple and _tile(
             gs, x, indices):

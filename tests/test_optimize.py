@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import pullback
+from pullback import structures
 from pullback.testing import check_grads
 
 rng = np.random.default_rng(7)
@@ -45,6 +46,19 @@ def read_twice(x):
     return np.sum(0.5 * (np.tanh(x) + np.sin(x)))
 
 
+def columns(x):
+    """Reads every column of a (400, 3) array: their cotangents tile it (`unindex_all`
+    writes them into an empty array at 1,024 numbers or more)."""
+    a, b, c = x[:, 0], x[:, 1], x[:, 2]
+    return np.sum(a * b * np.sin(c) + c * c)
+
+
+def gate_slices(x):
+    """Slices of a vector of 1,200 that tile it, read in another order."""
+    n = x.shape[0] // 3
+    return np.sum(sigmoid(x[n:2 * n]) * np.tanh(x[2 * n:]) + x[:n] ** 2)
+
+
 CASES = [
     ("sigmoid_sum", sigmoid_sum, (rng.standard_normal(5),)),
     ("thirds", thirds, (rng.standard_normal(5),)),
@@ -53,6 +67,8 @@ CASES = [
     ("branch_sigmoids_else", branch_sigmoids, (rng.standard_normal(5), -1)),
     ("scaled_twice", scaled_twice, (rng.standard_normal(5), rng.standard_normal(5))),
     ("read_twice", read_twice, (rng.standard_normal(5),)),
+    ("columns", columns, (rng.standard_normal((400, 3)),)),
+    ("gate_slices", gate_slices, (rng.standard_normal(1200),)),
 ]
 
 
@@ -89,3 +105,13 @@ def test_a_product_read_twice_keeps_its_statement():
 def test_the_same_contribution_twice_is_doubled():
     assert "dx = dout * x * 2\n" in pullback.source(square, 1.3)
     assert pullback.grad(square)(1.3) == 1.3 * 2
+
+
+@pytest.mark.parametrize("fn, shape", [(columns, (400, 3)), (gate_slices, (1200,))])
+def test_tiles_of_an_array_are_written_as_the_sum_of_the_scatters_would_be(fn, shape,
+                                                                          monkeypatch):
+    x = rng.standard_normal(shape)
+    assert pullback.source(fn, x).count("unindex_all(") == 1
+    tiled = pullback.grad(fn)(x)
+    monkeypatch.setattr(structures, "_TILED", x.size + 1)
+    assert np.array_equal(tiled, pullback.grad(fn)(x))
