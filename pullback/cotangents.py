@@ -195,6 +195,27 @@ def unbroadcast(g, x):
     return summed_to(np.asarray(g), shape)
 
 
+def unbroadcast_all(gs, x):
+    """The sum of `unbroadcast(g, x)` over the cotangents in list `gs`, one per step
+    of a loop (`loop_sums`): when they have one shape, they are summed first and the
+    sum is summed to `x`'s shape once."""
+    terms = tuple(g for g in gs if g is not ZERO)
+    if one_shape(terms):
+        return unbroadcast(add_all(terms), x)
+    return add_all(tuple(unbroadcast(g, x) for g in terms))
+
+
+def one_shape(terms):
+    """Whether `terms` are all floats or all arrays of one shape (their sum has it)."""
+    if not terms:
+        return False
+    first = type(terms[0])
+    if first is float:
+        return all(type(t) is float for t in terms)
+    shape = terms[0].shape if first is np.ndarray else None
+    return shape is not None and all(type(t) is np.ndarray and t.shape == shape for t in terms)
+
+
 def summed_to(g, shape):
     """Array `g` summed over the axes along which an array of `shape` was broadcast to it.
 
@@ -551,6 +572,38 @@ def matmul_right(g, a, b):
         return np.dot(a.T, g) if a.ndim == 2 else np.outer(a, g)
     g2, a2, b2 = _as_matrices(g, a, b)
     return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), np.shape(b))
+
+
+def matmul_right_all(gs, as_, b):
+    """The sum of `matmul_right(g, a, b)` over the cotangents `gs` and left operands
+    `as_` of a loop's products `a @ b`, one of each per step (`loop_sums`): when the
+    operands are all matrices or all vectors, one product of them stacked, as a
+    person forms a weight's gradient over the steps."""
+    terms = tuple((g, a) for g, a in zip(gs, as_) if g is not ZERO)
+    rank = stacked_rank(terms, b)
+    if rank == 2:
+        return matmul_right(np.concatenate([g for g, _ in terms]),
+                            np.concatenate([a for _, a in terms]), b)
+    if rank == 1:
+        return matmul_right(np.stack([g for g, _ in terms]), np.stack([a for _, a in terms]), b)
+    return add_all(tuple(matmul_right(g, a, b) for g, a in terms))
+
+
+def stacked_rank(terms, b):
+    """2 when the left operands of `terms` (pairs `(g, a)`) are all matrices, 1 when
+    they are all vectors, with `b` a vector or a matrix: their products `a @ b` then
+    stack into one; else 0."""
+    if not terms or type(b) is not np.ndarray or b.ndim > 2:
+        return 0
+    first = terms[0][1]
+    rank = first.ndim if type(first) is np.ndarray else 0
+    if rank not in (1, 2):
+        return 0
+    for g, a in terms:
+        if type(a) is not np.ndarray or a.ndim != rank or not (
+                type(g) is np.ndarray or rank == 1 and type(g) is float):
+            return 0
+    return rank
 
 
 def _as_matrices(g, a, b):

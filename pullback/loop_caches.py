@@ -29,6 +29,7 @@ all see the variables of the last iteration.
 from . import kinds, nodes
 from .cotangents import ZERO, add, add_into
 from .iteration import like_items
+from .loop_sums import collect_sums
 from .loops import DONE, NEXT
 
 
@@ -100,7 +101,8 @@ class _Rewrite:
         self.namer = namer
         self.zero = bindings.object("ZERO", ZERO)
         self.cache = namer.fresh(body.name.removesuffix("_fwd") + "_cache")
-        self.cached = sorted(_free_names(self.pullback) & _bound_names(body))
+        self.varying = _bound_names(body)
+        self.cached = sorted(_free_names(self.pullback) & self.varying)
         stops = _stops_early(self.forward, self.iteration)
         self.flag = namer.fresh("flag") if stops else None  # None: every iteration says 'next'
 
@@ -163,16 +165,21 @@ class _Rewrite:
         env_ct, item_ct, *state_cts = ret.elts
         carried = self.carried(state_cts)
         sums = self.sums(env_ct)
+        statements, lists, after, in_loop = collect_sums(
+            self.reading_carried(carried), sums, self.varying, self.bindings, self.namer)
         items_ct = self.namer.fresh("d" + (self.items.id if nodes.is_name(self.items)
                                            else "items")) if not self.is_zero(item_ct) else None
         body = [nodes.if_(nodes.compare(nodes.name(dloop), nodes.Is(), nodes.name(self.zero)),
                           [nodes.assign(c, nodes.name(self.zero), self.lineno) for c in carried],
                           [nodes.unpack([None] + carried, nodes.name(dloop), self.lineno)],
                           self.lineno)]
-        body += [nodes.assign(s, nodes.name(self.zero), self.lineno) for _, s, _ in sums]
+        body += [nodes.assign(s, nodes.name(self.zero), self.lineno) for _, s, _ in in_loop]
+        body += lists
         if items_ct:
             body.append(nodes.assign(items_ct, nodes.list_([]), self.lineno))
-        body.append(self.backward_loop(carried, state_cts, sums, item_ct, items_ct))
+        body.append(self.backward_loop(statements, carried, state_cts, in_loop, item_ct,
+                                       items_ct))
+        body += after
         body.append(nodes.return_(nodes.tuple_(
             [nodes.name(self.zero), self.env_result(env_ct, sums), self.items_result(items_ct)]
             + [nodes.name(c) for c in carried]), self.lineno))
@@ -180,8 +187,7 @@ class _Rewrite:
         node.pullback = True
         return node
 
-    def backward_loop(self, carried, state_cts, sums, item_ct, items_ct):
-        body = self.reading_carried(carried)
+    def backward_loop(self, body, carried, state_cts, sums, item_ct, items_ct):
         for kind, total, value in sums:
             body.append(nodes.assign(total, self.sum(kind, total, value), self.lineno))
         if items_ct:

@@ -7,7 +7,8 @@ contribution added twice is added once, doubled (`doubled`), and the powers of
 two of a chain of products are multiplied once (`scales`). Then the
 cotangents of an array's slices gather in one buffer (`accumulation`), a
 cotangent summed from several terms is summed once (`sum_chains`), and loops
-keep caches of values instead of a closure per iteration (`loop_caches`).
+keep caches of values instead of a closure per iteration (`loop_caches`), their
+sums over the environment made once after them (`loop_sums`).
 The input tree is not modified, so the stage before optimisation stays
 inspectable (`pullback.source(f, optimize=False)`).
 """

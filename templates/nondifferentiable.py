@@ -51,7 +51,7 @@ nondifferentiable(
     cotangents.reduction_order, cotangents.pair_shape, cotangents.inverse_permutation,
     cotangents.dot_axes_left, cotangents.dot_axes_right, cotangents.tensordot_layout,
     cotangents.is_differentiable, cotangents.any_zero, cotangents.counted,
-    cotangents.weights_layout, slice, getattr,
+    cotangents.weights_layout, cotangents.one_shape, cotangents.stacked_rank, slice, getattr,
     functools.update_wrapper,
     transform.param_kinds, transform.new_epoch, calls.signature, calls.is_plain_call,
     calls.zeros, calls.parameter_at, loops.forever, loops.finished, iteration.sort_order,

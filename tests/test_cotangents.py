@@ -4,7 +4,16 @@ import numpy as np
 import pytest
 
 from pullback import structures
-from pullback.cotangents import ZERO, add_all, broadcast_view, unbroadcast, unreduce
+from pullback.cotangents import (
+    ZERO,
+    add_all,
+    broadcast_view,
+    matmul_right,
+    matmul_right_all,
+    unbroadcast,
+    unbroadcast_all,
+    unreduce,
+)
 from pullback.structures import indexed_all, unconcatenate, unindex, unindex_all
 
 rng = np.random.default_rng(0)
@@ -136,3 +145,50 @@ def test_add_all_sums_without_changing_its_terms():
     assert total[2] == {"a": 1.0, "b": 2.0}
     assert all(c is None or np.array_equal(c[0], t[0]) for c, t in zip(copies, terms))
     assert add_all((ZERO, ZERO)) is ZERO and add_all(ZERO) is ZERO
+
+
+# (left operands' shapes, one per step or None for a step whose cotangent is ZERO, and b's)
+PRODUCTS = [
+    ([(1, 4), (1, 4), None, (1, 4)], (4, 3)),  # matrices: one product of the stacked rows
+    ([(2, 4), (5, 4), (1, 4)], (4, 3)),  # batches of several sizes
+    ([(4,), (4,), (4,)], (4, 3)),  # vectors: stacked
+    ([(2, 4), (3, 4)], (4,)),  # matrix times vector
+    ([(4,), (4,)], (4,)),  # inner products: scalar cotangents
+    ([(2, 2, 4), (1, 2, 4)], (4, 3)),  # batched: one product per step
+    ([(4,), (2, 4)], (4, 3)),  # mixed ranks: one product per step
+    ([None, None], (4, 3)),
+]
+
+
+@pytest.mark.parametrize("a_shapes, b_shape", PRODUCTS)
+def test_matmul_right_all_is_the_sum_of_the_steps_products(a_shapes, b_shape):
+    b = rng.standard_normal(b_shape)
+    as_ = [rng.standard_normal(shape or (4,)) for shape in a_shapes]
+    gs = [ZERO if shape is None else _cotangent_of(a @ b) for shape, a in zip(a_shapes, as_)]
+    want = add_all(tuple(matmul_right(g, a, b) for g, a in zip(gs, as_)))
+    got = matmul_right_all(gs, as_, b)
+    assert got is ZERO if want is ZERO else np.allclose(np.asarray(got), np.asarray(want),
+                                                          rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("g_shapes, x_shape", [
+    ([(2, 3), (2, 3), None, (2, 3)], (3,)),  # one shape: summed, then unbroadcast once
+    ([(2, 3), (5, 3)], (1, 3)),  # shapes of their own: each unbroadcast
+    ([(), (), ()], ()),  # floats
+    ([None], (3,)),
+])
+def test_unbroadcast_all_is_the_sum_of_the_steps_unbroadcasts(g_shapes, x_shape):
+    x = rng.standard_normal(x_shape) if x_shape else 1.5
+    gs = [ZERO if shape is None else _cotangent_of(rng.standard_normal(shape))
+          for shape in g_shapes]
+    copies = [g if g is ZERO else np.copy(g) for g in gs]
+    want = add_all(tuple(unbroadcast(g, x) for g in gs))
+    got = unbroadcast_all(gs, x)
+    assert got is ZERO if want is ZERO else np.allclose(got, want, rtol=1e-13, atol=1e-13)
+    assert all(c is g if c is ZERO else np.array_equal(c, g) for c, g in zip(copies, gs))
+
+
+def _cotangent_of(value):
+    """A random cotangent for `value`: a float for a scalar, else an array of its shape."""
+    return float(rng.standard_normal()) if np.ndim(value) == 0 else rng.standard_normal(
+        np.shape(value))

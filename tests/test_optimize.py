@@ -59,7 +59,80 @@ def gate_slices(x):
     return np.sum(sigmoid(x[n:2 * n]) * np.tanh(x[2 * n:]) + x[:n] ** 2)
 
 
-CASES = [
+def rnn(w, b, xs):
+    """A vector state through a weight and a bias, reading a row of `xs` per step: the
+    loop's sums are made after it (`loop_sums`), the products stacked as vectors."""
+    h = np.zeros(w.shape[1])
+    for t in range(xs.shape[0]):
+        h = np.tanh(np.concatenate([xs[t], h]) @ w + b)
+    return np.sum(h * h)
+
+
+def batches(w, b, xs):
+    """Batches of rows of several sizes through one weight: stacked as matrices."""
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(np.sin(x @ w + b) * x[:, :1])
+    return total
+
+
+def batched_products(w, xs):
+    """Stacks of matrices times one weight: no stacking, one product per step."""
+    total = 0.0
+    for x in xs:
+        total = total + np.sum((x @ w) ** 2)
+    return total
+
+
+def broadcasts_of_several_shapes(b, xs):
+    """A bias broadcast against arrays of another shape at each step."""
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(np.cos(x + b))
+    return total
+
+
+def weight_read_twice(w, x, steps):
+    """A weight read twice in a step: its term is a sum, made in the loop."""
+    for _ in range(steps):
+        x = np.tanh(x @ w) @ w.T
+    return np.sum(x)
+
+
+def last_step_only(w, xs):
+    """Only the last step's product reaches the result: the others' terms are zero."""
+    y = 0.0
+    for x in xs:
+        y = x @ w
+    return np.sum(y ** 2)
+
+
+def until_small(w, x):
+    """A loop left by `break` after a number of steps that depends on the values."""
+    for _ in range(10):
+        x = np.tanh(x @ w)
+        if np.sum(x * x) < 0.5:
+            break
+    return np.sum(x)
+
+
+LOOPS = [
+    ("rnn", rnn, (rng.standard_normal((5, 3)), rng.standard_normal(3),
+                  rng.standard_normal((4, 2)))),
+    ("batches", batches, (rng.standard_normal((2, 3)), rng.standard_normal(3),
+                          [rng.standard_normal((m, 2)) for m in (1, 3, 2)])),
+    ("batched_products", batched_products, (rng.standard_normal((2, 3)),
+                                            [rng.standard_normal((2, 4, 2)) for _ in range(3)])),
+    ("broadcasts_of_several_shapes", broadcasts_of_several_shapes, (
+        rng.standard_normal(3), [rng.standard_normal(s) for s in [(2, 3), (3,), (4, 1, 3)]])),
+    ("weight_read_twice", weight_read_twice, (0.5 * rng.standard_normal((3, 3)),
+                                              rng.standard_normal((2, 3)), 3)),
+    ("last_step_only", last_step_only, (rng.standard_normal((2, 3)),
+                                        [rng.standard_normal((2, 2)) for _ in range(3)])),
+    ("until_small", until_small, (0.8 * rng.standard_normal((3, 3)), rng.standard_normal(3))),
+]
+
+CASES = LOOPS + [
     ("sigmoid_sum", sigmoid_sum, (rng.standard_normal(5),)),
     ("thirds", thirds, (rng.standard_normal(5),)),
     ("square", square, (1.3,)),
@@ -115,3 +188,21 @@ def test_tiles_of_an_array_are_written_as_the_sum_of_the_scatters_would_be(fn, s
     tiled = pullback.grad(fn)(x)
     monkeypatch.setattr(structures, "_TILED", x.size + 1)
     assert np.array_equal(tiled, pullback.grad(fn)(x))
+
+
+def test_a_loops_sums_over_a_weight_a_bias_and_a_table_are_made_after_it():
+    text = pullback.source(rnn, *LOOPS[0][2])
+    assert "dw_sum = matmul_right_all(dmatmul_all, concatenate_items_all, w)" in text
+    assert "db_sum = unbroadcast_all(dmatmul_plus_b_all, b)" in text
+    assert "dxs_sum = unindex_all(dxs_t_all, xs, t_all)" in text
+    assert "add_into" not in text and "matmul_right(" not in text
+
+
+def test_a_term_read_twice_is_summed_in_the_loop():
+    text = pullback.source(weight_read_twice, *LOOPS[4][2])
+    assert "matmul_right_all" not in text and "dw_sum = add_into(dw_sum, dw)" in text
+
+
+@pytest.mark.parametrize("name, fn, args", LOOPS[:2], ids=[c[0] for c in LOOPS[:2]])
+def test_a_loops_sums_made_after_it_at_order_three(name, fn, args):
+    check_grads(fn, args, order=3)
