@@ -574,6 +574,22 @@ def matmul_right(g, a, b):
     return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), np.shape(b))
 
 
+def matmul_left_all(gs, a, bs):
+    """The sum of `matmul_left(g, a, b)` over the cotangents `gs` and right operands
+    `bs` of a loop's products `a @ b`, one of each per step (`loop_sums`): when the
+    operands are all matrices or all vectors, one product of them set side by side,
+    as a person forms a weight's gradient over the steps."""
+    terms = tuple((g, b) for g, b in zip(gs, bs) if g is not ZERO)
+    rank = stacked_rank(terms, a)
+    if rank == 2:
+        return matmul_left(np.concatenate([g for g, _ in terms], axis=-1), a,
+                           np.concatenate([b for _, b in terms], axis=1))
+    if rank == 1:
+        return matmul_left(np.stack([g for g, _ in terms], axis=-1), a,
+                           np.stack([b for _, b in terms], axis=1))
+    return add_all(tuple(matmul_left(g, a, b) for g, b in terms))
+
+
 def matmul_right_all(gs, as_, b):
     """The sum of `matmul_right(g, a, b)` over the cotangents `gs` and left operands
     `as_` of a loop's products `a @ b`, one of each per step (`loop_sums`): when the
@@ -589,18 +605,20 @@ def matmul_right_all(gs, as_, b):
     return add_all(tuple(matmul_right(g, a, b) for g, a in terms))
 
 
-def stacked_rank(terms, b):
-    """2 when the left operands of `terms` (pairs `(g, a)`) are all matrices, 1 when
-    they are all vectors, with `b` a vector or a matrix: their products `a @ b` then
-    stack into one; else 0."""
-    if not terms or type(b) is not np.ndarray or b.ndim > 2:
+def stacked_rank(terms, fixed):
+    """For a loop's products of one operand `fixed` and one that changes per step,
+    `terms` being the pairs `(g, operand)` of each step's product's cotangent and
+    changing operand: 2 when those operands are all matrices, 1 when they are all
+    vectors, with `fixed` a vector or a matrix, so that the products join into one;
+    else 0."""
+    if not terms or type(fixed) is not np.ndarray or not 1 <= fixed.ndim <= 2:
         return 0
     first = terms[0][1]
     rank = first.ndim if type(first) is np.ndarray else 0
     if rank not in (1, 2):
         return 0
-    for g, a in terms:
-        if type(a) is not np.ndarray or a.ndim != rank or not (
+    for g, operand in terms:
+        if type(operand) is not np.ndarray or operand.ndim != rank or not (
                 type(g) is np.ndarray or rank == 1 and type(g) is float):
             return 0
     return rank

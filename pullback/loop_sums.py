@@ -2,9 +2,9 @@
 
 In a loop's cached pullback (`loop_caches`) every step adds a term to the
 cotangent of each array the body reads from its environment: a weight `w` read
-as `x @ w`, a bias `b` added as `z + b`, a table `xs` read as `xs[t]`. Each term
-comes from a linear helper and is an array of the variable's size, made and
-added at every step::
+as `x @ w` or `w @ x`, a bias `b` added as `z + b`, a table `xs` read as
+`xs[t]`. Each term comes from a linear helper and is an array of the variable's
+size, made and added at every step::
 
     for x, ... in reversed(loop_body_cache):
         ...
@@ -12,10 +12,10 @@ added at every step::
         dw_sum = add_into(dw_sum, dw)
 
 A person collects the steps' operands and forms the gradient once, in one product
-of the stacked operands. Where the helper has a sum over lists (`matmul_right_all`,
-`unbroadcast_all`, `unindex_all`), its other argument does not change from step to
-step and nothing else reads the term, the loop collects the arguments that change
-and the sum is made after it::
+of the stacked operands. Where the helper has a sum over lists (`matmul_left_all`,
+`matmul_right_all`, `unbroadcast_all`, `unindex_all`), its other argument does
+not change from step to step and nothing else reads the term, the loop collects
+the arguments that change and the sum is made after it::
 
     dz_all = []
     x_all = []
@@ -33,11 +33,19 @@ through it.
 import collections
 
 from . import kinds, nodes
-from .cotangents import matmul_right, matmul_right_all, unbroadcast, unbroadcast_all
+from .cotangents import (
+    matmul_left,
+    matmul_left_all,
+    matmul_right,
+    matmul_right_all,
+    unbroadcast,
+    unbroadcast_all,
+)
 from .structures import unindex, unindex_all
 
 # helper: (its sum over the steps, the positions of the arguments that change per step)
 _SUMMED = {
+    matmul_left: (matmul_left_all, (0, 2)),
     matmul_right: (matmul_right_all, (0, 1)),
     unbroadcast: (unbroadcast_all, (0,)),
     unindex: (unindex_all, (0, 2)),

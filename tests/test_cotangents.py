@@ -8,6 +8,8 @@ from pullback.cotangents import (
     ZERO,
     add_all,
     broadcast_view,
+    matmul_left,
+    matmul_left_all,
     matmul_right,
     matmul_right_all,
     unbroadcast,
@@ -148,7 +150,7 @@ def test_add_all_sums_without_changing_its_terms():
 
 
 # (left operands' shapes, one per step or None for a step whose cotangent is ZERO, and b's)
-PRODUCTS = [
+RIGHT_PRODUCTS = [
     ([(1, 4), (1, 4), None, (1, 4)], (4, 3)),  # matrices: one product of the stacked rows
     ([(2, 4), (5, 4), (1, 4)], (4, 3)),  # batches of several sizes
     ([(4,), (4,), (4,)], (4, 3)),  # vectors: stacked
@@ -159,14 +161,41 @@ PRODUCTS = [
     ([None, None], (4, 3)),
 ]
 
+# (right operands' shapes, None for a step whose cotangent is ZERO, and a's)
+LEFT_PRODUCTS = [
+    ([(4, 1), (4, 1), None, (4, 1)], (3, 4)),  # columns side by side
+    ([(4, 2), (4, 5), (4, 1)], (3, 4)),
+    ([(4,), (4,), (4,)], (3, 4)),
+    ([(4, 2), (4, 3)], (4,)),  # vector times matrix
+    ([(4,), (4,)], (4,)),
+    ([(2, 4, 2), (1, 4, 2)], (3, 4)),  # batched: one product per step
+    ([(4,), (4, 2)], (3, 4)),
+    ([None, None], (3, 4)),
+]
 
-@pytest.mark.parametrize("a_shapes, b_shape", PRODUCTS)
-def test_matmul_right_all_is_the_sum_of_the_steps_products(a_shapes, b_shape):
-    b = rng.standard_normal(b_shape)
-    as_ = [rng.standard_normal(shape or (4,)) for shape in a_shapes]
-    gs = [ZERO if shape is None else _cotangent_of(a @ b) for shape, a in zip(a_shapes, as_)]
-    want = add_all(tuple(matmul_right(g, a, b) for g, a in zip(gs, as_)))
-    got = matmul_right_all(gs, as_, b)
+# For each side of `a @ b` a weight may be on: the product, a step's term of the sum
+# (`matmul_right(g, a, b)` or `matmul_left(g, a, b)`), and the sum over the steps.
+SIDES = {
+    "weight on the right": (lambda w, x: x @ w, lambda g, w, x: matmul_right(g, x, w),
+                            lambda gs, w, xs: matmul_right_all(gs, xs, w)),
+    "weight on the left": (lambda w, x: w @ x, lambda g, w, x: matmul_left(g, w, x),
+                           lambda gs, w, xs: matmul_left_all(gs, w, xs)),
+}
+
+
+@pytest.mark.parametrize("side, shapes, w_shape",
+                         [("weight on the right", *case) for case in RIGHT_PRODUCTS]
+                         + [("weight on the left", *case) for case in LEFT_PRODUCTS])
+def test_a_loops_products_summed_at_once_are_the_sum_of_the_steps(side, shapes, w_shape):
+    product, term, summed = SIDES[side]
+    w = rng.standard_normal(w_shape)
+    xs = [rng.standard_normal(shape or (4,)) for shape in shapes]
+    gs = [ZERO if shape is None else _cotangent_of(product(w, x)) for shape, x in zip(shapes, xs)]
+    want = add_all(tuple(term(g, w, x) for g, x in zip(gs, xs)))
+    _assert_close(summed(gs, w, xs), want)
+
+
+def _assert_close(got, want):
     assert got is ZERO if want is ZERO else np.allclose(np.asarray(got), np.asarray(want),
                                                           rtol=1e-13, atol=1e-13)
 

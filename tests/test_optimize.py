@@ -68,6 +68,14 @@ def rnn(w, b, xs):
     return np.sum(h * h)
 
 
+def column_rnn(w, u, xs):
+    """The weights on the left, `w @ h` (column vectors): their products set side by side."""
+    h = np.zeros(w.shape[0])
+    for x in xs:
+        h = np.tanh(w @ h + u @ x)
+    return np.sum(h * h)
+
+
 def batches(w, b, xs):
     """Batches of rows of several sizes through one weight: stacked as matrices."""
     total = 0.0
@@ -119,6 +127,8 @@ def until_small(w, x):
 LOOPS = [
     ("rnn", rnn, (rng.standard_normal((5, 3)), rng.standard_normal(3),
                   rng.standard_normal((4, 2)))),
+    ("column_rnn", column_rnn, (0.5 * rng.standard_normal((3, 3)), rng.standard_normal((3, 2)),
+                                [rng.standard_normal(2) for _ in range(4)])),
     ("batches", batches, (rng.standard_normal((2, 3)), rng.standard_normal(3),
                           [rng.standard_normal((m, 2)) for m in (1, 3, 2)])),
     ("batched_products", batched_products, (rng.standard_normal((2, 3)),
@@ -131,6 +141,8 @@ LOOPS = [
                                         [rng.standard_normal((2, 2)) for _ in range(3)])),
     ("until_small", until_small, (0.8 * rng.standard_normal((3, 3)), rng.standard_normal(3))),
 ]
+
+LOOP_ARGS = {name: args for name, _, args in LOOPS}
 
 CASES = LOOPS + [
     ("sigmoid_sum", sigmoid_sum, (rng.standard_normal(5),)),
@@ -191,18 +203,24 @@ def test_tiles_of_an_array_are_written_as_the_sum_of_the_scatters_would_be(fn, s
 
 
 def test_a_loops_sums_over_a_weight_a_bias_and_a_table_are_made_after_it():
-    text = pullback.source(rnn, *LOOPS[0][2])
+    text = pullback.source(rnn, *LOOP_ARGS["rnn"])
     assert "dw_sum = matmul_right_all(dmatmul_all, concatenate_items_all, w)" in text
     assert "db_sum = unbroadcast_all(dmatmul_plus_b_all, b)" in text
     assert "dxs_sum = unindex_all(dxs_t_all, xs, t_all)" in text
     assert "add_into" not in text and "matmul_right(" not in text
 
 
+def test_a_weight_on_the_left_is_summed_after_the_loop():
+    text = pullback.source(column_rnn, *LOOP_ARGS["column_rnn"])
+    assert "dw_sum = matmul_left_all(dw_matmul_h_1_all, w, h_1_all)" in text
+    assert "add_into" not in text
+
+
 def test_a_term_read_twice_is_summed_in_the_loop():
-    text = pullback.source(weight_read_twice, *LOOPS[4][2])
+    text = pullback.source(weight_read_twice, *LOOP_ARGS["weight_read_twice"])
     assert "matmul_right_all" not in text and "dw_sum = add_into(dw_sum, dw)" in text
 
 
-@pytest.mark.parametrize("name, fn, args", LOOPS[:2], ids=[c[0] for c in LOOPS[:2]])
+@pytest.mark.parametrize("name, fn, args", LOOPS[:3], ids=[c[0] for c in LOOPS[:3]])
 def test_a_loops_sums_made_after_it_at_order_three(name, fn, args):
     check_grads(fn, args, order=3)

@@ -147,13 +147,16 @@ def test_design_document_shows_the_generated_code(name, args, optimized):
                      if block.text.startswith(f"def {name}_fwd(")]
 
 
-def test_design_document_shows_an_update_in_a_loop():
+def test_design_document_shows_an_update_in_a_loop_and_its_sums_made_after_it():
     shapes = [(3, 3), (3, 2), (4, 2)]
-    text = pullback.source(_control_flow().rnn_loss, *map(np.ones, shapes), argnums=(0, 1),
-                           optimize=False)
     excerpts = [block for block in code_blocks("design.md")
                 if is_listing(block) and block.text[0].isspace()]
-    assert len(excerpts) == 1 and shown_in(text, excerpts[0])
+    assert len(excerpts) == 2
+    for optimize in (False, True):
+        text = pullback.source(_control_flow().rnn_loss, *map(np.ones, shapes), argnums=(0, 1),
+                               optimize=optimize)
+        shown = [block for block in excerpts if ("_all(" in block.text) == optimize]
+        assert len(shown) == 1 and shown_in(text, shown[0])
 
 
 
