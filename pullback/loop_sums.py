@@ -106,13 +106,13 @@ class _Collector:
         for index, arg in enumerate(call.args):
             if index not in changing:
                 args.append(nodes.clone(arg))
-                continue
-            fresh = not (nodes.is_name(arg) and arg.id in self.shared)
-            target = self.list_for(arg, value.id, index, lineno)
-            if fresh:
+            elif nodes.is_name(arg) and arg.id in self.shared:
+                args.append(nodes.name(self.shared[arg.id]))  # appended by an earlier term
+            else:
+                target = self.list_for(arg, value.id, index, lineno)
                 append = nodes.call(nodes.attribute(nodes.name(target), "append"), [arg])
                 appends.append(nodes.expr(append, lineno))
-            args.append(nodes.name(target))
+                args.append(nodes.name(target))
         self.appends[position] = appends
         helper = nodes.name(self.bindings.object(summed.__name__, summed))
         return nodes.assign(total, nodes.call(helper, args), lineno)
@@ -124,7 +124,7 @@ class _Collector:
         if not nodes.is_name(value) or self.stores[value.id] != 1 or value.id in self.reads:
             return None
         for position, stmt in enumerate(self.statements):
-            if nodes.single_target(stmt) == value.id and position not in self.appends:
+            if nodes.single_target(stmt) == value.id:
                 return position if self.collectable(stmt.value) else None
         return None
 
@@ -144,19 +144,14 @@ class _Collector:
         return nodes.is_name(arg) and arg.id not in self.varying and arg.id not in self.stores
 
     def list_for(self, arg, term, index, lineno):
-        """The list collecting `arg`: one per name the body does not store (a cached
-        value), shared by the terms reading it; else one of its own."""
-        if nodes.is_name(arg) and arg.id not in self.stores:
-            if arg.id not in self.shared:
-                self.shared[arg.id] = self.new_list(arg.id + "_all", lineno)
-            return self.shared[arg.id]
-        if nodes.is_name(arg):
-            return self.new_list(arg.id + "_all", lineno)
-        return self.new_list(f"{term}_{'gs' if index == 0 else 'args'}", lineno)
-
-    def new_list(self, base, lineno):
+        """A new list collecting `arg`, named after it (or after the term); when the
+        body does not store `arg` (a cached value), later terms reading it share it."""
+        base = arg.id + "_all" if nodes.is_name(arg) else (
+            f"{term}_{'gs' if index == 0 else 'args'}")
         name = self.namer.fresh(base)
         self.lists.append(nodes.assign(name, nodes.list_([]), lineno))
+        if nodes.is_name(arg) and arg.id not in self.stores:
+            self.shared[arg.id] = name
         return name
 
     def body(self):

@@ -84,6 +84,14 @@ def batches(w, b, xs):
     return total
 
 
+def two_weights(w1, w2, xs):
+    """Two weights multiplying each step's input: one list of the inputs serves both."""
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(np.tanh(x @ w1) * np.sin(x @ w2))
+    return total
+
+
 def batched_products(w, xs):
     """Stacks of matrices times one weight: no stacking, one product per step."""
     total = 0.0
@@ -131,6 +139,8 @@ LOOPS = [
                                 [rng.standard_normal(2) for _ in range(4)])),
     ("batches", batches, (rng.standard_normal((2, 3)), rng.standard_normal(3),
                           [rng.standard_normal((m, 2)) for m in (1, 3, 2)])),
+    ("two_weights", two_weights, (rng.standard_normal((2, 3)), rng.standard_normal((2, 3)),
+                                  [rng.standard_normal((2, 2)) for _ in range(3)])),
     ("batched_products", batched_products, (rng.standard_normal((2, 3)),
                                             [rng.standard_normal((2, 4, 2)) for _ in range(3)])),
     ("broadcasts_of_several_shapes", broadcasts_of_several_shapes, (
@@ -214,6 +224,13 @@ def test_a_weight_on_the_left_is_summed_after_the_loop():
     text = pullback.source(column_rnn, *LOOP_ARGS["column_rnn"])
     assert "dw_sum = matmul_left_all(dw_matmul_h_1_all, w, h_1_all)" in text
     assert "add_into" not in text
+
+
+def test_terms_reading_one_cached_value_share_its_list():
+    text = pullback.source(two_weights, *LOOP_ARGS["two_weights"])
+    assert text.count("x_all = []") == 1 and text.count("x_all.append(x)") == 1
+    assert "dw1_sum = matmul_right_all(dx_matmul_w1_all, x_all, w1)" in text
+    assert "dw2_sum = matmul_right_all(dx_matmul_w2_all, x_all, w2)" in text
 
 
 def test_a_term_read_twice_is_summed_in_the_loop():
