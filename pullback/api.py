@@ -91,15 +91,23 @@ def value_and_grad(f, argnums=0):
         param_kinds = transform.param_kinds(fn, args, kwargs, active)
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
-        out, pullback = debugging.run_generated(forward, *args, **kwargs)
-        cts = calls.by_argument(calls.signature(fn), args, kwargs,
-                                debugging.run_generated(pullback, seed(fn, out)))
+        out, cts = debugging.run_generated(forward_and_back, fn, forward, args, kwargs)
+        cts = calls.by_argument(calls.signature(fn), args, kwargs, cts)
         grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
                                            calls.pick(args, positions), held=args)
         return out, grads[0] if isinstance(argnums, int) else grads
 
     named_after(value_and_gradient, fn)
     return value_and_gradient
+
+
+def forward_and_back(fn, forward, args, kwargs):
+    """`(out, cts)`: `fn`'s value, from its generated `forward`, and the cotangents its
+    pullback gives for the seed 1. Both run in one call of `run_generated`, which
+    pauses the cycle collector: it would otherwise walk the pullback's closures
+    between the two."""
+    out, pullback = forward(*args, **kwargs)
+    return out, pullback(seed(fn, out))
 
 
 def grad(f, argnums=0):

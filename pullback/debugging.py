@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from . import collector
 from .errors import NaNError
 
 _MAPS = {}
@@ -77,10 +78,12 @@ def run_generated(fn, *args, **kwargs):
     exception leaving it gets the notes of `annotate`.
 
     Differentiated (an entry point called in code pullback transforms), a call
-    of it is a call of `fn` (see `dispatch.forward`).
+    of it is a call of `fn` (see `dispatch.forward`). The cycle collector is
+    paused during the call (`collector.paused`).
     """
     try:
-        return fn(*args, **kwargs)
+        with collector.paused():
+            return fn(*args, **kwargs)
     except Exception as error:
         annotate(error)
         raise

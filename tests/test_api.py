@@ -1,5 +1,7 @@
 """The public API: vjp, grad, value_and_grad, differentiable; values and their types."""
 
+import gc
+
 import numpy as np
 import pytest
 
@@ -194,3 +196,41 @@ def test_zero_adds_and_subtracts_as_zero(x):
     for value, expected in [(x - zero, x), (zero - x, -x), (x + zero, x), (zero + x, x),
                             (np.subtract(x, zero), x), (np.subtract(zero, x), -x)]:
         np.testing.assert_array_equal(value, expected)
+
+
+def closures_in_a_loop(x, n):
+    total = 0.0
+    for _ in range(n):
+        scaled = lambda y: y * x
+        total = total + scaled(1.0)
+    return total
+
+
+def test_the_cycle_collector_is_paused_while_a_gradient_runs():
+    collections = []
+
+    def count(phase, info):
+        collections.append(info["generation"])
+
+    value_and_slope = pullback.value_and_grad(closures_in_a_loop)
+    value_and_slope(2.0, 2000)  # transforms the function, with the collector on
+    gc.callbacks.append(count)
+    try:
+        value, slope = value_and_slope(2.0, 2000)
+    finally:
+        gc.callbacks.remove(count)
+    assert collections == []
+    assert gc.isenabled()
+    assert (value, slope) == (4000.0, 2000.0)
+
+
+def test_the_cycle_collector_is_left_as_it_was_after_a_gradient_or_an_error():
+    gc.disable()
+    try:
+        assert pullback.grad(product)(2.0, 3.0) == 3.0
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    with pytest.raises(ZeroDivisionError):
+        pullback.grad(lambda x: x / 0.0)(1.0)
+    assert gc.isenabled()
