@@ -18,26 +18,34 @@ the place of the last sum::
 
 which puts the first part in an array of zeros and adds the others into it in
 place, or writes each into an empty array when they tile it (`structures.unindex_all`).
+When the parts are slices that follow one another along an axis (`slice_chains`),
+the call is `unindex_tiles` with the parts in that order, which joins them::
+
+    dgates = unindex_tiles((dgates_part_1, dgates_part), gates,
+                           ((slice(None), slice(None, n)), (slice(None), slice(n, None))), 1)
 """
 
-from . import nodes
-from .structures import unindex, unindex_all
+from . import nodes, slice_chains
+from .structures import unindex, unindex_all, unindex_tiles
 from .sum_chains import collapse
 
 
-def accumulate_in_place(statements, bindings):
+def accumulate_in_place(statements, bindings, values):
     """`statements` (a block of a pullback, and the blocks nested in it) with each chain
-    of sums of `unindex` results into one cotangent made one `unindex_all`."""
+    of sums of `unindex` results into one cotangent made one `unindex_all` (or
+    `unindex_tiles`); `values` are the function's names bound once
+    (`slice_chains.bound_values`)."""
     scatter = bindings.name_of(unindex)
     if scatter is None:
         return statements
-    return _Block(scatter, bindings).rewrite(statements)
+    return _Block(scatter, bindings, values).rewrite(statements)
 
 
 class _Block:
-    def __init__(self, scatter, bindings):
+    def __init__(self, scatter, bindings, values):
         self.scatter = scatter
         self.bindings = bindings
+        self.values = values
 
     def rewrite(self, statements):
         out = list(statements)
@@ -89,13 +97,24 @@ class _Block:
         return None
 
     def close(self, out, total, array, positions, parts):
-        """Replace a chain of two sums or more by one `unindex_all` at its last sum."""
+        """Replace a chain of two sums or more by one `unindex_all` (or `unindex_tiles`)
+        at its last sum."""
         if len(positions) < 2:
             return
-        helper = nodes.name(self.bindings.object("unindex_all", unindex_all))
+        slice_name = self.bindings.name_of(slice)
+        tiles = slice_name and slice_chains.chain([index for _, index in parts], slice_name,
+                                                  self.values)
+        if tiles:
+            order, axis = tiles
+            parts = [parts[position] for position in order]
+            helper, extra = self.bindings.object("unindex_tiles", unindex_tiles), [
+                nodes.constant(axis)]
+        else:
+            helper, extra = self.bindings.object("unindex_all", unindex_all), []
         terms = nodes.tuple_([nodes.clone(term) for term, _ in parts])
         indices = nodes.tuple_([nodes.clone(index) for _, index in parts])
-        collapse(out, positions, total, nodes.call(helper, [terms, nodes.name(array), indices]))
+        collapse(out, positions, total,
+                 nodes.call(nodes.name(helper), [terms, nodes.name(array), indices, *extra]))
 
     def is_scatter(self, node):
         return (isinstance(node, nodes.Call) and nodes.is_name(node.func, self.scatter)

@@ -17,6 +17,7 @@ from . import nodes
 from .accumulation import accumulate_in_place
 from .loop_caches import cache_loops
 from .scales import gather_scales
+from .slice_chains import bound_values
 from .sum_chains import sum_once
 
 
@@ -27,24 +28,25 @@ def optimize(forward, bindings, namer):
 
     `forward` itself is left as it was; unchanged statements are shared.
     """
-    return nodes.replaced(forward, body=cache_loops(_optimized(forward.body, bindings), bindings,
-                                                    namer))
+    values = bound_values(forward)
+    return nodes.replaced(forward, body=cache_loops(_optimized(forward.body, bindings, values),
+                                                    bindings, namer))
 
 
-def _optimized(statements, bindings):
+def _optimized(statements, bindings, values):
     """`statements` of forward code, with the pullbacks in them (at any depth:
-    loop bodies have their own) optimized."""
+    loop bodies have their own) optimized; `values` as `slice_chains.bound_values`."""
     out = []
     for stmt in statements:
         if getattr(stmt, "pullback", False):
             body = gather_scales(doubled(dead_code(stmt.body, set())))
-            body = sum_once(accumulate_in_place(body, bindings), bindings)
+            body = sum_once(accumulate_in_place(body, bindings, values), bindings)
             stmt = nodes.replaced(stmt, body=body)
         elif isinstance(stmt, nodes.If):
-            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, bindings),
-                                  orelse=_optimized(stmt.orelse, bindings))
+            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, bindings, values),
+                                  orelse=_optimized(stmt.orelse, bindings, values))
         elif isinstance(stmt, nodes.FunctionDef) and not hasattr(stmt, "captured"):
-            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, bindings))
+            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, bindings, values))
         out.append(stmt)
     return out
 

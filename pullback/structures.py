@@ -67,6 +67,27 @@ def unindex_all(gs, x, indices):
     return total
 
 
+def unindex_tiles(gs, x, indices, axis):
+    """`unindex_all(gs, x, indices)` for slices of `x` along `axis` (the axes before it
+    taken whole) that the optimiser found to follow one another in this order, from
+    the start of the axis to its end (`slice_chains`): when each one's stop is the next
+    one's start, the parts joined. Its transpose is `indexed_all`.
+
+    Slices that follow one another cover the axis exactly when the joined parts have
+    `x`'s shape: an overlap (a stop before its start, once clipped) adds length.
+    Parts that do not join (`ZERO`, floats, other shapes) are scattered by `unindex_all`.
+    """
+    slices = [index[axis] for index in indices] if axis else indices
+    for before, after in zip(slices, slices[1:]):
+        if before.stop != after.start:
+            return unindex_all(gs, x, indices)
+    try:
+        joined = np.concatenate(gs, axis)
+    except (TypeError, ValueError):
+        return unindex_all(gs, x, indices)
+    return joined if joined.shape == np.shape(x) else unindex_all(gs, x, indices)
+
+
 def _tile(gs, x, indices):
     """Whether `indices` cover array `x` once each, as slices (with unit step) or ints
     along one axis (the last they index; the axes before it taken whole), the gates of

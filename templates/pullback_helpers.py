@@ -157,6 +157,11 @@ def unindex_all_(z, gs, x, indices):
     d[gs] = indexed_all(d[z], indices)
 
 
+@adjoint(structures.unindex_tiles)
+def unindex_tiles_(z, gs, x, indices, axis):
+    d[gs] = indexed_all(d[z], indices)
+
+
 @adjoint(structures.indexed_all)
 def indexed_all_(z, h, indices):
     d[h] = unindex_all(d[z], h, indices)

@@ -16,7 +16,7 @@ from pullback.cotangents import (
     unbroadcast_all,
     unreduce,
 )
-from pullback.structures import indexed_all, unconcatenate, unindex, unindex_all
+from pullback.structures import indexed_all, unconcatenate, unindex, unindex_all, unindex_tiles
 
 rng = np.random.default_rng(0)
 
@@ -130,6 +130,31 @@ def test_unindex_all_of_tiles_broadcast_or_of_another_dtype(g_shape, dtype, monk
     total = unindex_all(gs, x, indices)
     want = unindex(gs[0], x, indices[0]) + unindex(gs[1], x, indices[1])
     assert total.dtype == want.dtype and np.array_equal(total, want)
+
+
+TILES = [
+    ((10,), [slice(None, 4), slice(4, 7), slice(7, None)], 0),
+    ((3, 12), [(S, slice(None, 5)), (S, slice(5, None))], 1),
+    ((2, 6, 2), [(S, slice(None, 2)), (S, slice(2, None))], 1),
+    ((10,), [slice(None, -3), slice(-3, 20), slice(20, None)], 0),
+    ((10,), [slice(None, 6), slice(6, 3), slice(3, None)], 0),
+    ((10,), [slice(None, 4), slice(5, None)], 0),
+    ((10,), [slice(None, 4), slice(4, 6)], 0),
+]
+
+
+@pytest.mark.parametrize("x_shape, indices, axis", TILES)
+@pytest.mark.parametrize("first", ["array", "zero", "broadcast"])
+def test_unindex_tiles_is_the_sum_of_the_scatters(x_shape, indices, axis, first):
+    x = np.ones(x_shape)
+    gs = [rng.standard_normal(x[index].shape) for index in indices]
+    if first == "zero":
+        gs[0] = ZERO
+    elif first == "broadcast":
+        gs[0] = gs[0][..., :1] if gs[0].shape[-1] else gs[0]
+    want = sum(unindex(g, x, index) for g, index in zip(gs, indices) if g is not ZERO)
+    total = unindex_tiles(tuple(gs), x, tuple(indices), axis)
+    assert total.shape == x.shape and np.array_equal(total, want)
 
 
 def test_unconcatenate_gives_each_part():

@@ -59,6 +59,41 @@ def gate_slices(x):
     return np.sum(sigmoid(x[n:2 * n]) * np.tanh(x[2 * n:]) + x[:n] ** 2)
 
 
+def halves(x):
+    """Slices that tile a vector of 1,200, their shared bound two expressions of
+    different text: not found to follow one another (`unindex_all` finds the tiles)."""
+    n = x.shape[0] // 2
+    m = x.shape[0] - n
+    return np.sum(np.sin(x[:n]) + x[m:] ** 2)
+
+
+def gate_columns(x):
+    """Columns of a batch of gates read as an LSTM cell does, in another order."""
+    n = x.shape[1] // 4
+    i, f, o = x[:, 2 * n:3 * n], x[:, :n], x[:, n:2 * n]
+    return np.sum(sigmoid(i) * np.tanh(x[:, 3 * n:]) + sigmoid(f) * sigmoid(o))
+
+
+def constant_slices(x):
+    """Slices with constant bounds that follow one another."""
+    return np.sum(np.sin(x[2:5]) * x[0:2].sum() + np.cos(x[5:]))
+
+
+def three_parts(x, a, b):
+    """`x[:a]`, `x[a:b]`, `x[b:]`: they follow one another, and tile `x` only when `a`
+    and `b`, once clipped, increase."""
+    return np.sum(np.sin(x[:a])) + np.sum(x[a:b] ** 2) + np.sum(np.cos(x[b:]) * 3.0)
+
+
+WIDTH = 2
+
+
+def global_bounds(x):
+    """Slices whose shared bound is a global, which a call could change in between:
+    not taken to follow one another."""
+    return np.sum(np.sin(x[:WIDTH])) + np.sum(x[WIDTH:] ** 2)
+
+
 def rnn(w, b, xs):
     """A vector state through a weight and a bias, reading a row of `xs` per step: the
     loop's sums are made after it (`loop_sums`), the products stacked as vectors."""
@@ -164,6 +199,13 @@ CASES = LOOPS + [
     ("read_twice", read_twice, (rng.standard_normal(5),)),
     ("columns", columns, (rng.standard_normal((400, 3)),)),
     ("gate_slices", gate_slices, (rng.standard_normal(1200),)),
+    ("halves", halves, (rng.standard_normal(1200),)),
+    ("gate_columns", gate_columns, (rng.standard_normal((3, 8)),)),
+    ("constant_slices", constant_slices, (rng.standard_normal(8),)),
+    ("three_parts", three_parts, (rng.standard_normal(7), 2, 4)),
+    ("three_parts_overlapping", three_parts, (rng.standard_normal(7), 4, 2)),
+    ("three_parts_clipped", three_parts, (rng.standard_normal(7), -3, 10)),
+    ("global_bounds", global_bounds, (rng.standard_normal(5),)),
 ]
 
 
@@ -202,7 +244,7 @@ def test_the_same_contribution_twice_is_doubled():
     assert pullback.grad(square)(1.3) == 1.3 * 2
 
 
-@pytest.mark.parametrize("fn, shape", [(columns, (400, 3)), (gate_slices, (1200,))])
+@pytest.mark.parametrize("fn, shape", [(columns, (400, 3)), (halves, (1200,))])
 def test_tiles_of_an_array_are_written_as_the_sum_of_the_scatters_would_be(fn, shape,
                                                                           monkeypatch):
     x = rng.standard_normal(shape)
@@ -210,6 +252,27 @@ def test_tiles_of_an_array_are_written_as_the_sum_of_the_scatters_would_be(fn, s
     tiled = pullback.grad(fn)(x)
     monkeypatch.setattr(structures, "_TILED", x.size + 1)
     assert np.array_equal(tiled, pullback.grad(fn)(x))
+
+
+@pytest.mark.parametrize("fn, args, order", [
+    (gate_slices, (np.ones(12),), "(dx_part_2, dx_part, dx_part_1), x, (slice(None, n, None), "
+                                  "slice(n, v_2_times_n, None), "
+                                  "slice(v_2_times_n_1, None, None)), 0)"),
+    (gate_columns, (np.ones((3, 8)),), "(df, do, di, dx_part_3), x, "),
+    (constant_slices, (np.ones(8),), "(dx_part_1, dx_part, dx_part_2), x, (slice(0, 2, None), "
+                                     "slice(2, 5, None), slice(5, None, None)), 0)"),
+    (three_parts, (np.ones(7), 2, 4), "(dx_part, dx_part_1, dx_part_2), x, (slice(None, a, None), "
+                                      "slice(a, b, None), slice(b, None, None)), 0)"),
+])
+def test_slices_that_follow_one_another_are_joined_in_their_order(fn, args, order):
+    text = pullback.source(fn, *args)
+    assert f"dx = unindex_tiles({order}" in text and "unindex_all" not in text
+
+
+def test_slices_not_known_to_follow_one_another_are_scattered():
+    for fn, x in [(halves, np.ones(12)), (global_bounds, np.ones(5))]:
+        text = pullback.source(fn, x)
+        assert "unindex_all(" in text and "unindex_tiles" not in text
 
 
 def test_a_loops_sums_over_a_weight_a_bias_and_a_table_are_made_after_it():
