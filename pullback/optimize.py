@@ -1,11 +1,14 @@
 """Stage 4: simplifications of the generated code.
 
-Pullbacks are pure: every statement in them only computes values. So a
-statement whose results nothing reads is dropped (`dead_code`), which removes
+Pullbacks are pure: every statement in them only computes values. The
+cotangents of tuples of known length are written as displays
+(`tuple_cotangents`), a statement whose results nothing reads is dropped
+(`dead_code`), which removes
 the parts of inlined templates that served cotangents nobody needs, a
 contribution added twice is added once, doubled (`doubled`), and the powers of
 two of a chain of products are multiplied once (`scales`). Then the
-cotangents of an array's slices gather in one buffer (`accumulation`), a
+cotangents of an array's slices gather in one buffer (`accumulation`), or are
+joined when they follow one another (`slice_chains`), a
 cotangent summed from several terms is summed once (`sum_chains`), and loops
 keep caches of values instead of a closure per iteration (`loop_caches`), their
 sums over the environment made once after them (`loop_sums`).
@@ -19,34 +22,38 @@ from .loop_caches import cache_loops
 from .scales import gather_scales
 from .slice_chains import bound_values
 from .sum_chains import sum_once
+from .tuple_cotangents import fold_tuples
 
 
-def optimize(forward, bindings, namer):
+def optimize(forward, bindings, namer, kinds_of):
     """The generated forward function `forward` with its pullbacks optimized and its
     loops caching values (`loop_caches`); new names come from `namer`, new
-    helpers from `bindings`.
+    helpers from `bindings`; `kinds_of` is the kind of each variable.
 
     `forward` itself is left as it was; unchanged statements are shared.
     """
-    values = bound_values(forward)
-    return nodes.replaced(forward, body=cache_loops(_optimized(forward.body, bindings, values),
+    context = (bindings, bound_values(forward), kinds_of)
+    return nodes.replaced(forward, body=cache_loops(_optimized(forward.body, context),
                                                     bindings, namer))
 
 
-def _optimized(statements, bindings, values):
+def _optimized(statements, context):
     """`statements` of forward code, with the pullbacks in them (at any depth:
-    loop bodies have their own) optimized; `values` as `slice_chains.bound_values`."""
+    loop bodies have their own) optimized; `context` is the bindings, the names bound
+    once (`slice_chains.bound_values`) and the kinds of the variables."""
+    bindings, values, kinds_of = context
     out = []
     for stmt in statements:
         if getattr(stmt, "pullback", False):
-            body = gather_scales(doubled(dead_code(stmt.body, set())))
+            body = fold_tuples(stmt.body, bindings, kinds_of)
+            body = gather_scales(doubled(dead_code(body, set())))
             body = sum_once(accumulate_in_place(body, bindings, values), bindings)
             stmt = nodes.replaced(stmt, body=body)
         elif isinstance(stmt, nodes.If):
-            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, bindings, values),
-                                  orelse=_optimized(stmt.orelse, bindings, values))
+            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, context),
+                                  orelse=_optimized(stmt.orelse, context))
         elif isinstance(stmt, nodes.FunctionDef) and not hasattr(stmt, "captured"):
-            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, bindings, values))
+            stmt = nodes.replaced(stmt, body=_optimized(stmt.body, context))
         out.append(stmt)
     return out
 

@@ -327,7 +327,8 @@ class _Reverse:
         elif isinstance(container, kinds.Container) and not isinstance(value.slice, nodes.Slice):
             self.kinds[target] = kinds.element(container)
         elif isinstance(container, kinds.Container) and kinds.is_sequence(container):
-            self.kinds[target] = kinds.Items(kinds.element(container))
+            self.kinds[target] = _sliced(container, value.slice) or kinds.Items(
+                kinds.element(container))
         elif isinstance(container, kinds.Items):
             self.kinds[target] = container if isinstance(value.slice, nodes.Slice) else (
                 container.element)
@@ -1107,6 +1108,17 @@ def _symbol(op):
 
 _UPDATE_METHODS = {mutation.with_item: None, mutation.appended: "append",
                    mutation.extended: "extend", mutation.popped: "pop"}
+
+
+def _sliced(container, index):
+    """The kind of `container[index]` for a tuple or list kind and a slice of constant
+    bounds (`params[5:]`), else None."""
+    bounds = [index.lower, index.upper, index.step]
+    if not all(b is None or isinstance(b, nodes.Constant) and type(b.value) is int
+               for b in bounds):
+        return None
+    part = slice(*[None if b is None else b.value for b in bounds])
+    return kinds.sequence(container.type, container.items[part])
 
 
 def _unpacks(value):

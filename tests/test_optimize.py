@@ -94,6 +94,45 @@ def global_bounds(x):
     return np.sum(np.sin(x[:WIDTH])) + np.sum(x[WIDTH:] ** 2)
 
 
+def tuple_parts(params, x):
+    """A tuple read in parts: its cotangent is one display."""
+    a, b = params[:2]
+    c = params[-1]
+    return np.sum(a * x + b) * c
+
+
+def tuple_parts_in_branches(params, x, flag):
+    """Parts read in the branches of an `if`, and one before it."""
+    scale = params[2]
+    if flag > 0:
+        y = params[0] * x
+    else:
+        w, b = params[:2]
+        y = w * x + b
+    return np.sum(np.sin(y)) * scale
+
+
+def tuple_read_twice(params, x):
+    """The same item read twice, and the tuple passed on whole."""
+    first = params[0]
+    return np.sum(first * x + params[0] ** 2) + tuple_parts(params, x)
+
+
+def list_parts(params, x):
+    """A list read in parts: its cotangent stays a list made at run time."""
+    a, b = params[:2]
+    return np.sum(a * x + b)
+
+
+def tree_sum(params, tree):
+    """A recursion over a binary tree of ints, reading parts of `params` at each node."""
+    w, b = params[:2]
+    if isinstance(tree, int):
+        return np.sum(np.tanh(w * tree + b))
+    left, right = tree
+    return tree_sum(params, left) * params[2] + tree_sum(params, right)
+
+
 def rnn(w, b, xs):
     """A vector state through a weight and a bias, reading a row of `xs` per step: the
     loop's sums are made after it (`loop_sums`), the products stacked as vectors."""
@@ -206,6 +245,18 @@ CASES = LOOPS + [
     ("three_parts_overlapping", three_parts, (rng.standard_normal(7), 4, 2)),
     ("three_parts_clipped", three_parts, (rng.standard_normal(7), -3, 10)),
     ("global_bounds", global_bounds, (rng.standard_normal(5),)),
+    ("tuple_parts", tuple_parts, ((rng.standard_normal(3), rng.standard_normal(3), 1.5),
+                                  rng.standard_normal(3))),
+    ("tuple_parts_then", tuple_parts_in_branches, (
+        (rng.standard_normal(3), rng.standard_normal(3), 0.7), rng.standard_normal(3), 1)),
+    ("tuple_parts_else", tuple_parts_in_branches, (
+        (rng.standard_normal(3), rng.standard_normal(3), 0.7), rng.standard_normal(3), -1)),
+    ("tuple_read_twice", tuple_read_twice, (
+        (rng.standard_normal(3), rng.standard_normal(3), 1.5), rng.standard_normal(3))),
+    ("list_parts", list_parts, ([rng.standard_normal(3), rng.standard_normal(3)],
+                                rng.standard_normal(3))),
+    ("tree_sum", tree_sum, ((rng.standard_normal(3), rng.standard_normal(3), 0.8),
+                            ((1, (2, 3)), 4))),
 ]
 
 
@@ -273,6 +324,22 @@ def test_slices_not_known_to_follow_one_another_are_scattered():
     for fn, x in [(halves, np.ones(12)), (global_bounds, np.ones(5))]:
         text = pullback.source(fn, x)
         assert "unindex_all(" in text and "unindex_tiles" not in text
+
+
+def test_the_cotangent_of_a_tuple_read_in_parts_is_one_display():
+    text = pullback.source(tuple_parts, (np.ones(3), np.ones(3), 1.5), np.ones(3))
+    assert "dparams = (da, db, dc)" in text and "unindex(" not in text and "repack(" not in text
+
+
+def test_the_cotangents_of_a_tuple_read_in_branches_are_displays_in_them():
+    text = pullback.source(tuple_parts_in_branches, (np.ones(3), np.ones(3), 0.7), np.ones(3), 1)
+    assert "dparams = (dparams0, ZERO, ZERO)" in text and "dparams = (dw, db, ZERO)" in text
+    assert text.count("unindex(") == 1  # the part read before the `if`, added after it
+
+
+def test_the_cotangent_of_a_list_read_in_parts_is_made_at_run_time():
+    text = pullback.source(list_parts, [np.ones(3), np.ones(3)], np.ones(3))
+    assert "dparams = unindex(" in text
 
 
 def test_a_loops_sums_over_a_weight_a_bias_and_a_table_are_made_after_it():
