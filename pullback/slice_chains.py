@@ -10,8 +10,8 @@ the slice starting there, to a slice going to the end. A stop and a start are ta
 to be the same number when they are the same expression of constants and of names
 the function binds once (ANF binds `2 * n` once per use: `v_2_times_n_1 = 2 * n`,
 `v_2_times_n_2 = 2 * n`). That only chooses the order: `unindex_tiles` checks at run
-time that each stop is the next start, and that the joined parts have the array's
-shape, and scatters them otherwise.
+time that the slices tile the axis and the parts have their shapes, and scatters
+them otherwise.
 """
 
 from . import nodes

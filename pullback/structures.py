@@ -71,16 +71,20 @@ def unindex_tiles(gs, x, indices, axis):
     """`unindex_all(gs, x, indices)` for slices of `x` along `axis` (the axes before it
     taken whole) that the optimiser found to follow one another in this order, from
     the start of the axis to its end (`slice_chains`): when each one's stop is the next
-    one's start, the parts joined. Its transpose is `indexed_all`.
+    one's start, and these are ints increasing within the axis, the parts joined.
+    Its transpose is `indexed_all`.
 
-    Slices that follow one another cover the axis exactly when the joined parts have
-    `x`'s shape: an overlap (a stop before its start, once clipped) adds length.
+    The slices then tile the axis, none empty, so the joined parts have `x`'s shape
+    exactly when each has its slice's (a part broadcast to its slice is shorter).
     Parts that do not join (`ZERO`, floats, other shapes) are scattered by `unindex_all`.
     """
     slices = [index[axis] for index in indices] if axis else indices
+    at, size = 0, np.shape(x)[axis]
     for before, after in zip(slices, slices[1:]):
-        if before.stop != after.start:
+        bound = before.stop
+        if type(bound) is not int or not at < bound < size or after.start != bound:
             return unindex_all(gs, x, indices)
+        at = bound
     try:
         joined = np.concatenate(gs, axis)
     except (TypeError, ValueError):

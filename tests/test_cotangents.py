@@ -157,6 +157,14 @@ def test_unindex_tiles_is_the_sum_of_the_scatters(x_shape, indices, axis, first)
     assert total.shape == x.shape and np.array_equal(total, want)
 
 
+def test_unindex_tiles_of_parts_broadcast_to_an_empty_slice_and_another():
+    x = np.ones(10)
+    indices = (slice(None, 4), slice(4, 6), slice(6, 10), slice(10, None))
+    gs = (rng.standard_normal(4), rng.standard_normal(1), rng.standard_normal(4), np.ones(1))
+    want = sum(unindex(g, x, index) for g, index in zip(gs, indices))
+    assert np.array_equal(unindex_tiles(gs, x, indices, 0), want)
+
+
 def test_unconcatenate_gives_each_part():
     g = rng.standard_normal((2, 7))
     parts = unconcatenate(g, [np.ones((2, 3)), np.ones((2, 4))], 1)
