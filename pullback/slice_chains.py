@@ -70,9 +70,18 @@ def _slice_bounds(index, slice_name, values):
             _END if stop == "None" else stop)
 
 
+def slice_args(node, slice_name):
+    """The three arguments of `node` when it is `slice(start, stop, step)` (a call of
+    `slice_name`, as the reverse rules write an index `a:b`), else None."""
+    if (isinstance(node, nodes.Call) and nodes.is_name(node.func, slice_name)
+            and len(node.args) == 3 and not node.keywords):
+        return node.args
+    return None
+
+
 def _is_slice(node, slice_name):
-    return (isinstance(node, nodes.Call) and nodes.is_name(node.func, slice_name)
-            and len(node.args) == 3 and not node.keywords and _is_none(node.args[2]))
+    args = slice_args(node, slice_name)
+    return args is not None and _is_none(args[2])
 
 
 def _is_none(node):

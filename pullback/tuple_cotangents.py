@@ -20,6 +20,7 @@ nothing it reads, nor the name, is assigned again.
 
 from . import kinds, nodes
 from .cotangents import ZERO, add
+from .slice_chains import slice_args
 from .structures import unindex
 
 
@@ -51,7 +52,7 @@ class _Fold:
                                       orelse=self.block(stmt.orelse, dict(known)))
             target = nodes.single_target(stmt)
             items = self.items(stmt.value, known) if target is not None else None
-            if items is not None:
+            if items is not None and not isinstance(stmt.value, nodes.Tuple):
                 stmt = nodes.assign(target, nodes.tuple_(items), nodes.lineno_of(stmt))
             _forget(known, nodes.stores(stmt))
             if items is not None and target not in nodes.reads(stmt.value):
@@ -65,7 +66,7 @@ class _Fold:
         index, or `add` of two; else None."""
         if isinstance(expr, nodes.Tuple) and not any(
                 isinstance(e, nodes.Starred) for e in expr.elts):
-            return list(expr.elts)
+            return [nodes.clone(e) for e in expr.elts]
         if isinstance(expr, nodes.Name):
             return [nodes.clone(e) for e in known[expr.id]] if expr.id in known else None
         if not isinstance(expr, nodes.Call) or expr.keywords or len(expr.args) not in (2, 3):
@@ -112,11 +113,11 @@ def _positions(index, slice_name, length):
     constants; else None."""
     if isinstance(index, nodes.Constant) and type(index.value) is int:
         return index.value % length if -length <= index.value < length else None
-    if not (isinstance(index, nodes.Call) and nodes.is_name(index.func, slice_name)
-            and len(index.args) == 3 and not index.keywords):
+    args = slice_args(index, slice_name)
+    if args is None:
         return None
     bounds = []
-    for arg in index.args:
+    for arg in args:
         if not isinstance(arg, nodes.Constant) or type(arg.value) not in (int, type(None)):
             return None
         bounds.append(arg.value)

@@ -371,3 +371,12 @@ def test_a_term_read_twice_is_summed_in_the_loop():
 @pytest.mark.parametrize("name, fn, args", LOOPS[:3], ids=[c[0] for c in LOOPS[:3]])
 def test_a_loops_sums_made_after_it_at_order_three(name, fn, args):
     check_grads(fn, args, order=3)
+
+
+THIRD_ORDER = ["gate_columns", "three_parts", "tuple_parts", "tree_sum"]
+
+
+@pytest.mark.parametrize("name, fn, args", [c for c in CASES if c[0] in THIRD_ORDER],
+                         ids=THIRD_ORDER)
+def test_joined_slices_and_tuple_displays_at_order_three(name, fn, args):
+    check_grads(fn, args, order=3)
