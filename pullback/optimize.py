@@ -19,20 +19,22 @@ inspectable (`pullback.source(f, optimize=False)`).
 from . import nodes
 from .accumulation import accumulate_in_place
 from .loop_caches import cache_loops
+from .scalar_factors import scalar_factors
 from .scales import gather_scales
 from .slice_chains import bound_values
 from .sum_chains import sum_once
 from .tuple_cotangents import fold_tuples
 
 
-def optimize(forward, bindings, namer, kinds_of):
+def optimize(forward, bindings, namer, kinds_of, shapes):
     """The generated forward function `forward` with its pullbacks optimized and its
     loops caching values (`loop_caches`); new names come from `namer`, new
-    helpers from `bindings`; `kinds_of` is the kind of each variable.
+    helpers from `bindings`; `kinds_of` is the kind of each variable and `shapes`
+    its shape token (`reverse.Result`).
 
     `forward` itself is left as it was; unchanged statements are shared.
     """
-    context = (bindings, bound_values(forward), kinds_of)
+    context = (bindings, bound_values(forward), kinds_of, shapes)
     return nodes.replaced(forward, body=cache_loops(_optimized(forward.body, context),
                                                     bindings, namer))
 
@@ -40,13 +42,14 @@ def optimize(forward, bindings, namer, kinds_of):
 def _optimized(statements, context):
     """`statements` of forward code, with the pullbacks in them (at any depth:
     loop bodies have their own) optimized; `context` is the bindings, the names bound
-    once (`slice_chains.bound_values`) and the kinds of the variables."""
-    bindings, values, kinds_of = context
+    once (`slice_chains.bound_values`), and the kinds and shape tokens of the variables."""
+    bindings, values, kinds_of, shapes = context
     out = []
     for stmt in statements:
         if getattr(stmt, "pullback", False):
             body = fold_tuples(stmt.body, bindings, kinds_of)
-            body = gather_scales(doubled(dead_code(body, set())))
+            body = scalar_factors(dead_code(body, set()), bindings, kinds_of, shapes)
+            body = gather_scales(doubled(body))
             body = sum_once(accumulate_in_place(body, bindings, values), bindings)
             stmt = nodes.replaced(stmt, body=body)
         elif isinstance(stmt, nodes.If):

@@ -62,6 +62,8 @@ class Result:
       globals_used: the global (or builtin) objects the transformation looked
         up, by name: calls of them were compiled for exactly these objects.
       kinds: the kind of every variable of the function.
+      shapes: a token for every variable, equal for variables known to have one
+        shape ("scalar" for scalars), or None.
       updated: the parameters it updates in place (as Python runs it).
     """
 
@@ -69,6 +71,7 @@ class Result:
     result_kind: object
     globals_used: dict
     kinds: dict
+    shapes: dict
     updated: list = dataclasses.field(default_factory=list)
 
 
@@ -204,7 +207,7 @@ class _Reverse:
         fwd = nodes.function_def(forward_name, self.tree.args,
                                  forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
-        return Result(fwd, result_kind, self.globals_used, self.kinds,
+        return Result(fwd, result_kind, self.globals_used, self.kinds, self.shapes,
                       self.aliases.updated(self.params))
 
     # -- the forward pass ------------------------------------------------------

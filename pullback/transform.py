@@ -224,7 +224,7 @@ def _run_pipeline(fn, param_kinds):
     if inlined is not normal:
         raw = functools.partial(_unoptimized_tree, fn, tree.name, normal, origin, param_kinds,
                                 own.cell)
-    optimized = optimize.optimize(result.tree, bindings, namer, result.kinds)
+    optimized = optimize.optimize(result.tree, bindings, namer, result.kinds, result.shapes)
     settings = current_settings()
     checker = bindings.object("check_nan", debugging.check_nan) if settings.check_nans else None
     free = (set(bindings.cells) | set(origin.cells)) - {name}

@@ -208,7 +208,7 @@ def test_check_nans_raises_at_the_first_nan_naming_the_users_line():
     assert (error.filename, error.lineno) == (__file__, line_of(norm))
     assert error.line == "return np.sqrt(np.sum(x ** 2))"
     assert str(error).startswith("nan in dx (pullback.config(check_nans=True)) at <pullback")
-    assert ", in norm_pullback: dx = dx_pow_2 * 2 * x\n" in str(error)
+    assert ", in norm_pullback: dx = dsum_x_pow_2 * 2 * x\n" in str(error)
     assert str(error).endswith(f"from {__file__}:{line_of(norm)}: {error.line}")
 
 

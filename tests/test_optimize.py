@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback import structures
+from pullback import optimize, structures, transform
 from pullback.testing import check_grads
 
 rng = np.random.default_rng(7)
@@ -133,6 +133,28 @@ def tree_sum(params, tree):
     return tree_sum(params, left) * params[2] + tree_sum(params, right)
 
 
+def logsumexp(x):
+    """Whole reductions: a max and a sum."""
+    top = np.max(x)
+    return np.log(np.sum(np.exp(x - top))) + top
+
+
+def rows_logsumexp(x):
+    """Reductions keeping their axes."""
+    top = np.max(x, axis=1, keepdims=True)
+    return np.sum(np.log(np.sum(np.exp(x - top), axis=1, keepdims=True)) + top)
+
+
+def column_sums(x):
+    """A reduction along the first axis, and one along the last."""
+    return np.sum(np.sum(np.exp(x), axis=0) ** 2) + np.sum(np.sum(np.exp(x), axis=1) ** 2)
+
+
+def sum_of_sines(x):
+    """A reduction's cotangent multiplied by an array of another expression."""
+    return np.sum(np.sin(x))
+
+
 def rnn(w, b, xs):
     """A vector state through a weight and a bias, reading a row of `xs` per step: the
     loop's sums are made after it (`loop_sums`), the products stacked as vectors."""
@@ -257,6 +279,11 @@ CASES = LOOPS + [
                                 rng.standard_normal(3))),
     ("tree_sum", tree_sum, ((rng.standard_normal(3), rng.standard_normal(3), 0.8),
                             ((1, (2, 3)), 4))),
+    ("logsumexp", logsumexp, (rng.standard_normal(5),)),
+    ("logsumexp_tied", logsumexp, (np.array([0.5, 2.0, -1.0, 2.0]),)),
+    ("rows_logsumexp", rows_logsumexp, (rng.standard_normal((3, 4)),)),
+    ("column_sums", column_sums, (rng.standard_normal((3, 4)),)),
+    ("sum_of_sines", sum_of_sines, (rng.standard_normal(5),)),
 ]
 
 
@@ -342,6 +369,34 @@ def test_the_cotangent_of_a_list_read_in_parts_is_made_at_run_time():
     assert "dparams = unindex(" in text
 
 
+@pytest.mark.parametrize("fn, shape, products, kept", [
+    (logsumexp, (5,), ["dx_minus_top = dsum_exp_x_minus_top * exp_x_minus_top",
+                       "dtop * extremum_share(x, top)"], 0),
+    (rows_logsumexp, (3, 4), ["dx_minus_top = dsum_exp_x_minus_top * exp_x_minus_top",
+                              "dtop * extremum_share(x, top, 1, True)"], 1),
+    (column_sums, (3, 4), ["dsum_exp_x_1 = dout * 2 * sum_exp_x_1",
+                           "dx = dx + dout * sum_exp_x * exp_x * 2"], 1),
+    (sum_of_sines, (5,), [], 1),
+])
+def test_a_reductions_cotangent_multiplies_without_a_broadcast(fn, shape, products, kept):
+    """Unless it is read otherwise, reduced along a later axis without keeping it
+    (`column_sums`' second sum), or multiplied by an array of another expression."""
+    text = pullback.source(fn, np.ones(shape))
+    assert text.count("unreduce(") == kept and all(p in text for p in products)
+
+
+@pytest.mark.parametrize("fn, x", [(logsumexp, np.array([0.5, 2.0, -1.0, 2.0])),
+                                   (rows_logsumexp, rng.standard_normal((3, 4))),
+                                   (column_sums, rng.standard_normal((3, 4)))])
+def test_a_reductions_cotangent_multiplied_unbroadcast_gives_the_same_numbers(fn, x,
+                                                                               monkeypatch):
+    folded = pullback.grad(fn)(x)
+    monkeypatch.setattr(optimize, "scalar_factors", lambda statements, *context: statements)
+    monkeypatch.setattr(transform, "_DERIVATIVES", {})
+    assert "unreduce(" in pullback.source(fn, x)
+    assert np.array_equal(folded, pullback.grad(fn)(x))
+
+
 def test_a_loops_sums_over_a_weight_a_bias_and_a_table_are_made_after_it():
     text = pullback.source(rnn, *LOOP_ARGS["rnn"])
     assert "dw_sum = matmul_right_all(dmatmul_all, concatenate_items_all, w)" in text
@@ -373,10 +428,11 @@ def test_a_loops_sums_made_after_it_at_order_three(name, fn, args):
     check_grads(fn, args, order=3)
 
 
-THIRD_ORDER = ["gate_columns", "three_parts", "tuple_parts", "tree_sum"]
+THIRD_ORDER = ["gate_columns", "three_parts", "tuple_parts", "tree_sum", "logsumexp",
+               "rows_logsumexp", "column_sums"]
 
 
 @pytest.mark.parametrize("name, fn, args", [c for c in CASES if c[0] in THIRD_ORDER],
                          ids=THIRD_ORDER)
-def test_joined_slices_and_tuple_displays_at_order_three(name, fn, args):
+def test_joined_slices_tuple_displays_and_reductions_at_order_three(name, fn, args):
     check_grads(fn, args, order=3)
