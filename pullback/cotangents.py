@@ -132,12 +132,13 @@ def add_all(terms):
     if len(present) < 2:
         return present[0] if present else ZERO
     first = present[0]
-    if isinstance(first, (tuple, list)):
-        items = [add_all([t[i] for t in present]) for i in range(len(first))]
-        return items if isinstance(first, list) else tuple(items)
-    if isinstance(first, dict):
-        keys = {k: None for t in present for k in t}
-        return {k: add_all([t.get(k, ZERO) for t in present]) for k in keys}
+    if type(first) is not np.ndarray:
+        if isinstance(first, (tuple, list)):
+            items = [add_all(column) for column in zip(*present, strict=True)]
+            return items if isinstance(first, list) else tuple(items)
+        if isinstance(first, dict):
+            keys = {k: None for t in present for k in t}
+            return {k: add_all([t.get(k, ZERO) for t in present]) for k in keys}
     total = first + present[1]
     for term in present[2:]:
         if _adds_into(total, term):

@@ -226,6 +226,8 @@ def row_sum(g, x, index):
     """The cotangent of array `x` from the cotangent `g` of `x[index]`, deferred when
     `index` picks rows (an int, or a vector of row numbers) of a large table that
     hold few of its numbers (see `LARGE`); None otherwise."""
+    if x.size < LARGE:
+        return None
     if type(index) is np.ndarray:
         if index.ndim != 1 or index.dtype.kind not in "iu":
             return None

@@ -79,7 +79,8 @@ def unindex_tiles(gs, x, indices, axis):
     Parts that do not join (`ZERO`, floats, other shapes) are scattered by `unindex_all`.
     """
     slices = [index[axis] for index in indices] if axis else indices
-    at, size = 0, np.shape(x)[axis]
+    shape = x.shape if type(x) is np.ndarray else np.shape(x)
+    at, size = 0, shape[axis]
     for before, after in zip(slices, slices[1:]):
         bound = before.stop
         if type(bound) is not int or not at < bound < size or after.start != bound:
@@ -89,7 +90,7 @@ def unindex_tiles(gs, x, indices, axis):
         joined = np.concatenate(gs, axis)
     except (TypeError, ValueError):
         return unindex_all(gs, x, indices)
-    return joined if joined.shape == np.shape(x) else unindex_all(gs, x, indices)
+    return joined if joined.shape == shape else unindex_all(gs, x, indices)
 
 
 def _tile(gs, x, indices):
@@ -149,7 +150,7 @@ def indexed_all(h, indices):
 
 def _scattered(g, x, index):
     """`g` placed at `index` in zeros shaped like array `x`, repeated indices adding up."""
-    same = type(g) is float or type(g) is np.ndarray and g.dtype == x.dtype
+    same = type(g) is float or isinstance(g, (np.ndarray, np.generic)) and g.dtype == x.dtype
     out = np.zeros(x.shape if type(x) is np.ndarray else np.shape(x),
                    dtype=x.dtype if same and type(x) is np.ndarray else np.result_type(x, g))
     if _is_basic_index(index):
@@ -413,7 +414,7 @@ def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     `g` on that diagonal of zeros. Its transpose is `np.diagonal`."""
     if any_zero(g, x):
         return ZERO
-    same = type(g) is float or type(g) is np.ndarray and g.dtype == x.dtype
+    same = type(g) is float or isinstance(g, (np.ndarray, np.generic)) and g.dtype == x.dtype
     out = np.zeros(np.shape(x), dtype=x.dtype if same and type(x) is np.ndarray
                    else np.result_type(x, g))
     rows = np.arange(np.shape(g)[-1]) + max(-offset, 0)
