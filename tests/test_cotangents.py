@@ -171,6 +171,13 @@ def test_unconcatenate_gives_each_part():
     assert [p.tolist() for p in parts] == [g[:, :3].tolist(), g[:, 3:].tolist()]
 
 
+@pytest.mark.parametrize("g, dtype", [(2.0, np.float32), (np.float32(2.0), np.float32),
+                                      (np.float64(2.0), np.float64), (np.ones(()), np.float64)])
+def test_a_scalar_scattered_into_an_array_has_the_dtype_of_their_sum(g, dtype):
+    out = unindex(g, np.ones(3, np.float32), 1)
+    assert out.dtype == dtype and out.tolist() == [0.0, float(g), 0.0]
+
+
 def test_add_all_sums_without_changing_its_terms():
     terms = ((np.ones(3), ZERO, {"a": 1.0}), ZERO, (np.full(3, 2.0), 4.0, {"b": 2.0}),
              (np.full(3, 3.0), ZERO, ZERO))
