@@ -15,8 +15,6 @@ an iteration may read before assigning them (values from the iteration
 before) or that are read outside the loop.
 """
 
-import collections
-
 from . import nodes
 
 NEXT, BREAK, RETURN, DONE = "next", "break", "return", "done"
@@ -120,9 +118,9 @@ def mark_carried(body, params):
                 local.add(node.id)
             elif isinstance(node, nodes.FunctionDef):
                 local.add(node.name)
-    loads = _loads(body)
+    loads = nodes.read_counts(body)
     for loop in loops:
-        inside = _loads(loop)
+        inside = nodes.read_counts(loop)
         assigned = [v for v in _stores(loop, local) if v in local]
         exposed = set()
         _exposed(loop.body, _target_names(loop), set(assigned), exposed, local)
@@ -150,19 +148,6 @@ def _walk_scope(node):
 def _outside_parts(node):
     args = node.args
     return list(args.defaults) + [d for d in args.kw_defaults if d is not None]
-
-
-def _loads(node):
-    """How often each name is read in `node`, nested functions included (a list of
-    statements or a node)."""
-    found = collections.Counter()
-    for part in node if isinstance(node, list) else [node]:
-        for n in nodes.walk(part):
-            if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Load):
-                found[n.id] += 1
-            elif isinstance(n, nodes.AugAssign) and isinstance(n.target, nodes.Name):
-                found[n.target.id] += 1  # `x += e` reads x
-    return found
 
 
 def _stores(node, local):
@@ -214,6 +199,6 @@ def _exposed(body, defined, assigned, found, local):
 
 
 def _read(node, defined, assigned, found):
-    for name, _ in _loads(node).items():
+    for name, _ in nodes.read_counts(node).items():
         if name in assigned and name not in defined:
             found.add(name)

@@ -6,6 +6,7 @@ absorbed in this file alone.
 """
 
 import ast
+import collections
 
 import gast
 from gast import (  # noqa: F401  (re-exported node classes)
@@ -334,6 +335,19 @@ def reads(node):
 def stores(node):
     """The names `node` (and everything in it) assigns."""
     return _names(node, gast.Store)
+
+
+def read_counts(node):
+    """How often each name is read in `node`, nested functions included (a list of
+    statements or a node); `x += e` reads `x`."""
+    found = collections.Counter()
+    for part in node if isinstance(node, list) else [node]:
+        for n in walk(part):
+            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
+                found[n.id] += 1
+            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
+                found[n.target.id] += 1
+    return found
 
 
 def _names(node, context):

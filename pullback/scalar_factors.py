@@ -6,8 +6,9 @@ The rules of `np.log(np.sum(np.exp(v)))` give, one statement each::
     dv = de * e
 
 `unreduce` broadcasts the scalar `ds` to an array of `e`'s shape only for the
-product to read it. When the broadcast is read once, as a factor of a product whose
-other factor has the reduced array's shape (the array itself, or its
+product to read it. When the broadcast is read once, as a factor of a chain of
+products another factor of which has the reduced array's shape (the array itself,
+a variable the reverse rules gave its shape token, as `e ** 2`, or its
 `extremum_share` from the rule of `np.max`), the scalar is the factor::
 
     dv = ds * e
@@ -33,8 +34,7 @@ def scalar_factors(statements, bindings, kinds_of, shapes):
     if broadcast is None:
         return statements
     every = [inner for stmt in statements for inner in nodes.statements(stmt)]
-    reads = collections.Counter(n.id for stmt in statements for n in nodes.walk(stmt)
-                                if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Load))
+    reads = nodes.read_counts(statements)
     stores = collections.Counter(name for stmt in every for name in nodes.stores(stmt))
     once = {name for name, count in reads.items() if count == 1 and stores[name] == 1}
     share = bindings.name_of(extremum_share)

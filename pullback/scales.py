@@ -28,8 +28,7 @@ def gather_scales(statements):
     """`statements` (a pullback's body, with the blocks nested in it) with the powers
     of two of chains of products gathered in the last product."""
     every = [inner for stmt in statements for inner in nodes.statements(stmt)]
-    reads = collections.Counter(n.id for stmt in statements for n in nodes.walk(stmt)
-                                if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Load))
+    reads = nodes.read_counts(statements)
     stores = collections.Counter(nodes.single_target(stmt) for stmt in every)
     factors = collections.Counter(
         f.id for stmt in every if nodes.single_target(stmt) is not None

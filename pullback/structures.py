@@ -150,14 +150,21 @@ def indexed_all(h, indices):
 
 def _scattered(g, x, index):
     """`g` placed at `index` in zeros shaped like array `x`, repeated indices adding up."""
-    same = type(g) is float or isinstance(g, (np.ndarray, np.generic)) and g.dtype == x.dtype
-    out = np.zeros(x.shape if type(x) is np.ndarray else np.shape(x),
-                   dtype=x.dtype if same and type(x) is np.ndarray else np.result_type(x, g))
+    out = _zeros_for(g, x)
     if _is_basic_index(index):
         out[index] = g
     else:
         scatter_add(out, index, g)
     return out
+
+
+def _zeros_for(g, x):
+    """Zeros shaped like `x`, of the dtype of `x` and the cotangent `g` put into them
+    (`x`'s own, without asking NumPy, for a float or a value of that dtype)."""
+    if type(x) is np.ndarray and (type(g) is float or isinstance(
+            g, (np.ndarray, np.generic)) and g.dtype == x.dtype):
+        return np.zeros(x.shape, x.dtype)
+    return np.zeros(np.shape(x), np.result_type(x, g))
 
 
 def _is_basic_index(index):
@@ -414,9 +421,7 @@ def undiagonal(g, x, offset=0, axis1=0, axis2=1):
     `g` on that diagonal of zeros. Its transpose is `np.diagonal`."""
     if any_zero(g, x):
         return ZERO
-    same = type(g) is float or isinstance(g, (np.ndarray, np.generic)) and g.dtype == x.dtype
-    out = np.zeros(np.shape(x), dtype=x.dtype if same and type(x) is np.ndarray
-                   else np.result_type(x, g))
+    out = _zeros_for(g, x)
     rows = np.arange(np.shape(g)[-1]) + max(-offset, 0)
     np.moveaxis(out, (axis1, axis2), (-2, -1))[..., rows, rows + offset] = g
     return out
