@@ -210,6 +210,17 @@ def _constant_code(code, name):
     raise LookupError(name)
 
 
+def unregistered_name(base):
+    """`base + ">"`, or `base + " #n>"` with the least n ≥ 2 that makes a pseudo file
+    name no generated code is registered under yet (two texts under one name would
+    make the older code read as the newer text, by pdb and when it is transformed)."""
+    filename, n = f"{base}>", 1
+    while filename in _SOURCES:
+        n += 1
+        filename = f"{base} #{n}>"
+    return filename
+
+
 def register(filename, text):
     """Make `text` the contents of `filename` for linecache (and so for inspect, pdb);
     when `filename` is a path rather than a `<pseudo name>`, write `text` there."""

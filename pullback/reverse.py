@@ -35,6 +35,7 @@ from . import (
     cotangents,
     custom,
     emit,
+    invariance,
     kinds,
     loops,
     mutation,
@@ -195,6 +196,10 @@ class _Reverse:
         self.exits = []  # the state each exit of a loop body returns
         self.loop_reads = {}  # loop body -> the variables it reads
         self.known = {}  # a test's variable -> its value, when the kinds decide it
+        self.place = None  # (the statements of the block being read, the position in it)
+        self.blocks = {}  # id of a block's statements -> its `invariance.Block`
+        self.reads = nodes.read_counts(tree)  # how often the function reads each name
+        self.locals = None  # the names the function assigns or binds, once asked
 
     def run(self, forward_name):
         *body, ret = self.tree.body
@@ -214,8 +219,9 @@ class _Reverse:
 
     def forward_block(self, statements):
         forward, ops = [], []
-        for stmt in statements:
+        for position, stmt in enumerate(statements):
             self.lineno = nodes.lineno_of(stmt)
+            self.place = (statements, position)
             if isinstance(stmt, nodes.If):
                 self.aliases.read(_loaded(stmt.test), self.lineno)
             emitted, op = self.forward_statement(stmt)
@@ -404,7 +410,11 @@ class _Reverse:
                 return self.dynamic_call(target, value)
         elif active and not rules.is_nondifferentiable(fn):
             if rules.rule_for(fn) is not None:
-                return [stmt], self.primitive(target, fn, args, keywords)
+                op = self.primitive(target, fn, args, keywords)
+                if op is not None and self.is_cancelled_shift(target, fn, args, keywords):
+                    self.kinds[target] = kinds.constant(self.kinds[target])
+                    return [stmt], None
+                return [stmt], op
             if custom.vjp_of(fn) is not None:
                 return self.custom_call(target, fn, value)
             if fn is mutation.with_member:  # a set comprehension
@@ -627,6 +637,36 @@ class _Reverse:
         self.kinds[target] = _result_kind(rule, arg_kinds)
         self.shapes[target] = self.result_shape(rule, target, args)
         return Primitive(target, rule, args, keywords, self.lineno)
+
+    def is_cancelled_shift(self, target, fn, args, keywords):
+        """Whether `target = fn(...)` is a shift that what the function computes from
+        it cancels, its cotangent zero (see `invariance`)."""
+        shift = invariance.shift_of(fn, args, keywords, self.kinds[target].shape == "scalar")
+        if shift is None:
+            return False
+        statements, position = self.place
+        block = self.blocks.get(id(statements))
+        if block is None:
+            block = self.blocks[id(statements)] = invariance.Block(statements)
+        return invariance.cancelled(target, shift, block, position, self.reads,
+                                    self.global_callee,
+                                    lambda atom: self.kind_of(atom).shape == "scalar")
+
+    def global_callee(self, func):
+        """The global object (`np.exp`) a call's `func` refers to, or None: also for a
+        name the function assigns, which may not be assigned yet."""
+        path = nodes.dotted_path(func)
+        if path is None or path.split(".")[0] in self.local_names():
+            return None
+        try:
+            return self.callee(func)
+        except TransformError:
+            return None
+
+    def local_names(self):
+        if self.locals is None:
+            self.locals = nodes.stores(self.tree) | set(self.kinds)
+        return self.locals
 
     def constant_result(self, fn, args, keywords):
         """The kind of the result of a call of `fn` that has no derivative here."""

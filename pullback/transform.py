@@ -264,9 +264,8 @@ def _filename(origin, fn, name, param_kinds, settings):
     if settings.debug_dir is not None:
         return debug_files.path_for(settings.debug_dir, origin, fn.__code__,
                                     _key(param_kinds)[0], settings.check_nans)
-    base = f"<pullback {os.path.basename(origin.filename)}:{origin.lineno} {name}"
-    taken = sum(1 for d in _DERIVATIVES.values() if d.filename.startswith(base))
-    return f"{base}{'' if not taken else f' #{taken + 1}'}>"
+    return emit.unregistered_name(
+        f"<pullback {os.path.basename(origin.filename)}:{origin.lineno} {name}")
 
 
 def _simple_name(fn):

@@ -129,6 +129,18 @@ def test_file_names_do_not_depend_on_what_was_differentiated_first(tmp_path):
     assert names[0] == names[1] and len(names[0]) == 2
 
 
+def test_code_made_again_gets_a_file_name_of_its_own(monkeypatch):
+    """With the derivatives made again (their cache emptied), the first code must still
+    read as its own text: it is what pdb shows and what grad of grad parses."""
+    kinds = {"x": pullback.kinds.SCALAR}
+    first = transform.derivative(cube, kinds)
+    lines = linecache.getlines(first.filename)
+    monkeypatch.setattr(transform, "_DERIVATIVES", {})
+    again = transform.derivative(cube, kinds)
+    assert again.filename != first.filename and linecache.getlines(first.filename) == lines
+    assert pullback.grad(pullback.grad(cube))(2.0) == 12.0
+
+
 def test_pdb_stops_in_the_pullback_and_prints_a_cotangent(tmp_path):
     pullback.config(debug_dir=tmp_path)
     gradient = pullback.grad(cube)

@@ -145,6 +145,18 @@ def rows_logsumexp(x):
     return np.sum(np.log(np.sum(np.exp(x - top), axis=1, keepdims=True)) + top)
 
 
+def shifted_log_sum(x):
+    """A max that the result depends on: its share of the cotangent is not zero."""
+    top = np.max(x)
+    return np.log(np.sum(np.exp(x - top)))
+
+
+def rows_shifted_log_sum(x):
+    """The same by rows, keeping the reduced axes."""
+    top = np.max(x, axis=1, keepdims=True)
+    return np.sum(np.log(np.sum(np.exp(x - top), axis=1, keepdims=True)))
+
+
 def column_sums(x):
     """A reduction along the first axis, and one along the last."""
     return np.sum(np.sum(np.exp(x), axis=0) ** 2) + np.sum(np.sum(np.exp(x), axis=1) ** 2)
@@ -282,6 +294,8 @@ CASES = LOOPS + [
     ("logsumexp", logsumexp, (rng.standard_normal(5),)),
     ("logsumexp_tied", logsumexp, (np.array([0.5, 2.0, -1.0, 2.0]),)),
     ("rows_logsumexp", rows_logsumexp, (rng.standard_normal((3, 4)),)),
+    ("shifted_log_sum", shifted_log_sum, (rng.standard_normal(5),)),
+    ("rows_shifted_log_sum", rows_shifted_log_sum, (rng.standard_normal((3, 4)),)),
     ("column_sums", column_sums, (rng.standard_normal((3, 4)),)),
     ("sum_of_sines", sum_of_sines, (rng.standard_normal(5),)),
 ]
@@ -370,10 +384,11 @@ def test_the_cotangent_of_a_list_read_in_parts_is_made_at_run_time():
 
 
 @pytest.mark.parametrize("fn, shape, products, kept", [
-    (logsumexp, (5,), ["dx_minus_top = dsum_exp_x_minus_top * exp_x_minus_top",
-                       "dtop * extremum_share(x, top)"], 0),
-    (rows_logsumexp, (3, 4), ["dx_minus_top = dsum_exp_x_minus_top * exp_x_minus_top",
-                              "dtop * extremum_share(x, top, 1, True)"], 1),
+    (logsumexp, (5,), ["dx_minus_top = dsum_exp_x_minus_top * exp_x_minus_top"], 0),
+    (shifted_log_sum, (5,), ["dx_minus_top = dsum_exp_x_minus_top * exp_x_minus_top",
+                             "dtop * extremum_share(x, top)"], 0),
+    (rows_shifted_log_sum, (3, 4), ["dx_minus_top = dsum_exp_x_minus_top * exp_x_minus_top",
+                                    "dtop * extremum_share(x, top, 1, True)"], 1),
     (column_sums, (3, 4), ["dsum_exp_x_1 = dout * 2 * sum_exp_x_1",
                            "dx = dx + dout * sum_exp_x * exp_x * 2"], 1),
     (sum_of_sines, (5,), [], 1),
@@ -387,6 +402,7 @@ def test_a_reductions_cotangent_multiplies_without_a_broadcast(fn, shape, produc
 
 @pytest.mark.parametrize("fn, x", [(logsumexp, np.array([0.5, 2.0, -1.0, 2.0])),
                                    (rows_logsumexp, rng.standard_normal((3, 4))),
+                                   (rows_shifted_log_sum, rng.standard_normal((3, 4))),
                                    (column_sums, rng.standard_normal((3, 4)))])
 def test_a_reductions_cotangent_multiplied_unbroadcast_gives_the_same_numbers(fn, x,
                                                                                monkeypatch):
@@ -429,7 +445,7 @@ def test_a_loops_sums_made_after_it_at_order_three(name, fn, args):
 
 
 THIRD_ORDER = ["gate_columns", "three_parts", "tuple_parts", "tree_sum", "logsumexp",
-               "rows_logsumexp", "column_sums"]
+               "rows_logsumexp", "shifted_log_sum", "column_sums"]
 
 
 @pytest.mark.parametrize("name, fn, args", [c for c in CASES if c[0] in THIRD_ORDER],
