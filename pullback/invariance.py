@@ -49,7 +49,8 @@ ONE, SOURCE, KEPT, SQUEEZED = "one", "source", "kept", "squeezed"
 _EXPONENTIALS = (np.exp, math.exp)
 _LOGARITHMS = (np.log, math.log)
 _SUMS = (np.sum, np.mean)
-_KEPT_REDUCTIONS = (np.max, np.amax, np.min, np.amin, np.mean, np.sum)
+_KEPT_REDUCTIONS = (np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, np.mean,
+                    np.ndarray.mean, np.sum, np.ndarray.sum)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,8 +72,8 @@ class Block:
     holding them), and how often each statement reads each name."""
 
     statements: list
-    reads: list = None
-    readers: dict = None
+    reads: list = dataclasses.field(init=False)
+    readers: dict = dataclasses.field(init=False)
 
     def __post_init__(self):
         self.reads = [nodes.read_counts(stmt) for stmt in self.statements]
@@ -135,7 +136,7 @@ def shift_of(fn, args, keywords, scalar):
     return None
 
 
-def cancelled(target, shift, block, position, total_reads, callee, is_scalar):
+def cancelled(target, shift, block, position, function_reads, callee, is_scalar):
     """Whether every value computed from `target` (the shift, assigned by statement
     `position` of `block`) ends in one that does not depend on it.
 
@@ -144,7 +145,8 @@ def cancelled(target, shift, block, position, total_reads, callee, is_scalar):
       shift: `shift_of` the call that assigns it.
       block: the `Block` of statements holding that call.
       position: the call's position in it.
-      total_reads: how often the function reads each name (`nodes.read_counts`).
+      function_reads: `function_reads()`, how often the function reads each name
+        (`nodes.read_counts`), asked only when the block's reads are all followed.
       callee: `callee(func)`, the object a call's function refers to, or None.
       is_scalar: `is_scalar(atom)`, whether an atom is known to be a scalar.
     """
@@ -168,8 +170,10 @@ def cancelled(target, shift, block, position, total_reads, callee, is_scalar):
             forms[target_name] = form
             for p in block.readers.get(target_name, []):
                 heapq.heappush(pending, p)
-    return all(sum(block.reads[p][name] for p in handled) == total_reads[name]
-               for name in forms)
+    if not handled:
+        return False
+    reads = function_reads()
+    return all(sum(block.reads[p][name] for p in handled) == reads[name] for name in forms)
 
 
 def _form(value, forms, shift, callee, is_scalar):

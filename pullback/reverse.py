@@ -198,7 +198,7 @@ class _Reverse:
         self.known = {}  # a test's variable -> its value, when the kinds decide it
         self.place = None  # (the statements of the block being read, the position in it)
         self.blocks = {}  # id of a block's statements -> its `invariance.Block`
-        self.reads = nodes.read_counts(tree)  # how often the function reads each name
+        self.reads = None  # how often the function reads each name, once asked
         self.locals = None  # the names the function assigns or binds, once asked
 
     def run(self, forward_name):
@@ -648,9 +648,16 @@ class _Reverse:
         block = self.blocks.get(id(statements))
         if block is None:
             block = self.blocks[id(statements)] = invariance.Block(statements)
-        return invariance.cancelled(target, shift, block, position, self.reads,
+        return invariance.cancelled(target, shift, block, position, self.function_reads,
                                     self.global_callee,
                                     lambda atom: self.kind_of(atom).shape == "scalar")
+
+    def function_reads(self):
+        """How often the function reads each name (the tree only ever changes the
+        names of pullback's helpers it calls)."""
+        if self.reads is None:
+            self.reads = nodes.read_counts(self.tree)
+        return self.reads
 
     def global_callee(self, func):
         """The global object (`np.exp`) a call's `func` refers to, or None: also for a
