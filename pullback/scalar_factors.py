@@ -56,10 +56,13 @@ class _Factors:
                 _flush(out, waiting, set(waiting))
                 out.append(self.nested(stmt))
                 continue
-            stmt = nodes.replaced(stmt, value=self.folded(stmt.value, waiting))
-            read, stored = nodes.reads(stmt), nodes.stores(stmt)
-            _flush(out, waiting, {name for name, (_, _, _, names) in waiting.items()
-                                  if name in read or names & stored})
+            value = self.folded(stmt.value, waiting)
+            if value is not stmt.value:
+                stmt = nodes.replaced(stmt, value=value)
+            if waiting:
+                read, stored = nodes.reads(stmt), nodes.stores(stmt)
+                _flush(out, waiting, {name for name, (_, _, _, names) in waiting.items()
+                                      if name in read or names & stored})
             target = nodes.single_target(stmt)
             scalar = self.reduced(stmt.value)
             if target in self.once and scalar is not None:
@@ -119,10 +122,14 @@ class _Factors:
         for field in expr._fields:
             value = getattr(expr, field, None)
             if isinstance(value, list):
-                fields[field] = [self.folded(item, waiting) for item in value]
+                new = [self.folded(item, waiting) for item in value]
+                if any(a is not b for a, b in zip(new, value)):
+                    fields[field] = new
             else:
-                fields[field] = self.folded(value, waiting)
-        return nodes.replaced(expr, **fields)
+                new = self.folded(value, waiting)
+                if new is not value:
+                    fields[field] = new
+        return nodes.replaced(expr, **fields) if fields else expr
 
     def operand(self, operand, waiting):
         """`(g, x)` of a broadcast the operand of a product is or names, else None."""
