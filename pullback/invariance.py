@@ -83,10 +83,10 @@ class Block:
                 self.readers.setdefault(name, []).append(position)
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(frozen=True)
 class _Shift:
     """What is known of the shift `t`: its layout, and for a kept reduction the
-    reduced array `source` and the `axis`."""
+    reduced array `source` and the `axis` (a constant's value)."""
 
     layout: str
     source: str = None
@@ -112,7 +112,7 @@ class _Shift:
         sums elements of different shifts."""
         if layout == ONE:
             return ONE
-        if layout == SOURCE and _same_constant(axis, self.axis):
+        if layout == SOURCE and nodes.is_constant(axis, self.axis):
             return KEPT if keepdims else SQUEEZED
         return None
 
@@ -120,7 +120,7 @@ class _Shift:
         """The layout of `np.squeeze` of a value laid out as `layout`, or None."""
         if layout == ONE:
             return ONE
-        return SQUEEZED if layout == KEPT and _same_constant(axis, self.axis) else None
+        return SQUEEZED if layout == KEPT and nodes.is_constant(axis, self.axis) else None
 
 
 def shift_of(fn, args, keywords, scalar):
@@ -130,9 +130,10 @@ def shift_of(fn, args, keywords, scalar):
         return _Shift(ONE)
     options = dict(keywords)
     if (fn in _KEPT_REDUCTIONS and len(args) == 1 and isinstance(args[0], nodes.Name)
-            and set(options) == {"axis", "keepdims"} and _is_true(options["keepdims"])
+            and set(options) == {"axis", "keepdims"}
+            and nodes.is_constant(options["keepdims"], True)
             and isinstance(options["axis"], nodes.Constant)):
-        return _Shift(KEPT, args[0].id, options["axis"])
+        return _Shift(KEPT, args[0].id, options["axis"].value)
     return None
 
 
@@ -247,12 +248,3 @@ def _call(value, forms, shift, callee):
 
 def _name_of(atom):
     return atom.id if isinstance(atom, nodes.Name) else None
-
-
-def _same_constant(a, b):
-    return (isinstance(a, nodes.Constant) and isinstance(b, nodes.Constant)
-            and type(a.value) is type(b.value) and a.value == b.value)
-
-
-def _is_true(atom):
-    return isinstance(atom, nodes.Constant) and atom.value is True

@@ -377,6 +377,12 @@ def single_target(stmt):
 _COPIED = (gast.AST, list)
 
 
+def is_constant(node, value):
+    """Whether `node` is the constant `value` (of its type: `True` is not `1`)."""
+    return isinstance(node, gast.Constant) and type(node.value) is type(value) and (
+        node.value == value)
+
+
 def is_name(node, id=None):
     """Whether `node` is a Name (with id `id`, when given)."""
     return isinstance(node, gast.Name) and (id is None or node.id == id)

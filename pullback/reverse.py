@@ -671,6 +671,7 @@ class _Reverse:
             return None
 
     def local_names(self):
+        """The names the function assigns, its parameters and its free variables."""
         if self.locals is None:
             self.locals = nodes.stores(self.tree) | set(self.kinds)
         return self.locals

@@ -344,7 +344,7 @@ class _Substituter:
             fn, node.args
         ):
             return self.copy(node.args[0])
-        if fn is cotangents.select and _is_true(self.copy(node.args[0])):
+        if fn is cotangents.select and nodes.is_constant(self.copy(node.args[0]), True):
             return self.copy(node.args[1])
         node = self.copy_fields(node)
         if _is_pure(fn) and all(isinstance(a, nodes.Constant) for a in node.args) and not (
@@ -441,10 +441,6 @@ def _is_one(node):
     return isinstance(node, nodes.Constant) and not isinstance(node.value, bool) and (
         node.value == 1
     )
-
-
-def _is_true(node):
-    return isinstance(node, nodes.Constant) and node.value is True
 
 
 def _evaluate_binop(op, left, right):

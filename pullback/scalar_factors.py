@@ -150,15 +150,10 @@ def _aligned(options):
     the whole array reduced, or its first axis, or axes kept."""
     if not options:
         return True
-    if len(options) == 2 and _is_constant(options[1], True):
+    if len(options) == 2 and nodes.is_constant(options[1], True):
         return True
-    return (_is_constant(options[0], None) or _is_constant(options[0], 0)) and (
-        len(options) == 1 or _is_constant(options[1], False))
-
-
-def _is_constant(node, value):
-    return isinstance(node, nodes.Constant) and type(node.value) is type(value) and (
-        node.value == value)
+    return (nodes.is_constant(options[0], None) or nodes.is_constant(options[0], 0)) and (
+        len(options) == 1 or nodes.is_constant(options[1], False))
 
 
 def _factors(product):

@@ -156,8 +156,9 @@ def test_order_three(name, fn, args, cancels):
     check_grads(fn, args, order=3)
 
 
-def test_the_readout_of_a_softmax_cross_entropy_reads_like_its_gradient():
-    """No max's share, no sum of the cotangent back to the shift."""
+def test_a_logsumexps_pullback_reads_like_its_gradient():
+    """No max's share, no sum of the cotangent back to the shift: the cotangent of
+    `x` is the softmax times the result's (values checked in the table above)."""
     text = pullback.source(logsumexp, rng.standard_normal(5))
     assert "extremum_share" not in text and "unbroadcast" not in text
     assert "dx_minus_top = dsum_exp_x_minus_top * exp_x_minus_top" in text
