@@ -55,6 +55,10 @@ def by_argument(signature, args, kwargs, cotangents):
       The cotangent of `fn`, then one per positional argument, then one per
       keyword argument in the order of `kwargs`.
     """
+    if is_plain_call(signature, args, kwargs):
+        return tuple(cotangents)
+    if is_plain_call(signature, args, kwargs):
+        return tuple(cotangents)
     params = list(signature.parameters.values())
     index = {p.name: i + 1 for i, p in enumerate(params)}
     positional = [p for p in params if p.kind in _POSITIONAL]

@@ -714,6 +714,8 @@ def materialize(ct, x, taken=None):
     memory with one of the arrays `taken` (to which they are added).
     """
     taken = [] if taken is None else taken
+    if type(x) is float and type(ct) is float:
+        return ct
     if isinstance(x, types.FunctionType):
         if not x.__closure__:
             return ZERO
@@ -773,24 +775,36 @@ def materialize_all(cts, xs, held=None):
     """`materialize` for each cotangent of `cts` and value of `xs`, as a tuple;
     no two share memory, nor any with the arrays of `xs` or of `held` (the
     cotangent the user passed in)."""
-    taken = list(_arrays(xs)) + list(_arrays(held))
+    taken = _arrays(held, _arrays(xs, []))
     return tuple(materialize(ct, x, taken) for ct, x in zip(cts, xs))
 
 
-def _arrays(value):
+_INEXACT = ("f", "c")
+
+
+def _arrays(value, found):
+    """`found` with the arrays in `value` (in its tuples, lists and dicts) appended."""
+    if type(value) is float:
+        return found
     if isinstance(value, np.ndarray):
-        yield value
+        found.append(value)
     elif isinstance(value, (tuple, list)):
         for item in value:
-            yield from _arrays(item)
+            _arrays(item, found)
     elif isinstance(value, dict):
         for item in value.values():
-            yield from _arrays(item)
+            _arrays(item, found)
+    return found
 
 
 def is_differentiable(x):
     """Whether `x` is a float, complex or inexact array (a value with a derivative)."""
-    if isinstance(x, (bool, int, str, bytes)) or x is None:
+    kind = type(x)
+    if kind is float:
+        return True
+    if kind is np.ndarray:
+        return x.dtype.kind in _INEXACT
+    if isinstance(x, (bool, int, str, bytes, types.ModuleType)) or x is None:
         return False
     if isinstance(x, (float, complex)):
         return True

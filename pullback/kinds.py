@@ -9,6 +9,7 @@ correct for any value of its kind.
 """
 
 import dataclasses
+import functools
 import types
 
 import numpy as np
@@ -18,9 +19,13 @@ from .cotangents import is_differentiable
 from .deferred import Deferred
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)
 class Kind:
-    """A leaf kind: `active` and a shape class ("scalar", "array" or "unknown")."""
+    """A leaf kind: `active` and a shape class ("scalar", "array" or "unknown").
+
+    The six below are the only ones; they compare (and hash, in cache keys) by
+    identity.
+    """
 
     name: str
     active: bool
@@ -58,6 +63,14 @@ class Container:
     def __repr__(self):
         inner = ", ".join(f"{k!r}: {v!r}" for k, v in zip(self.keys, self.items))
         return f"{self.type.__name__}({inner})"
+
+    def __hash__(self):
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self):
+        """The hash of the fields, computed once: kinds are keys of every cache lookup."""
+        return hash((self.type, self.keys, self.items, self.active, self.shape))
 
     def item(self, key):
         """The kind of item `key`, or None when it is not a known key."""
@@ -112,6 +125,11 @@ def of_value(value, depth=0):
     shape: a tree of ints passed down a recursion needs one derivative, not
     one per shape of subtree.
     """
+    kind = _EXACT.get(type(value))
+    if kind is not None:
+        return kind
+    if type(value) is np.ndarray:
+        return ARRAY if is_differentiable(value) else CONST
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
     if isinstance(value, (tuple, list, dict)) or records.is_record(value):
@@ -126,6 +144,9 @@ def of_value(value, depth=0):
     if not is_differentiable(value):
         return CONST
     return ARRAY if isinstance(value, (np.ndarray, Deferred)) else SCALAR
+
+
+_EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST_SCALAR, str: CONST, type(None): CONST}
 
 
 def _container_of_value(value, depth):

@@ -20,6 +20,8 @@ from . import cotangents
 def is_record(x):
     """Whether `x` is an object pullback reads by attribute (not a container, array,
     number, function, class or module)."""
+    if type(x) in _PLAIN:
+        return False
     if isinstance(x, tuple):
         return is_named_tuple(x)
     if dataclasses.is_dataclass(x):
@@ -28,6 +30,7 @@ def is_record(x):
         x, _NOT_RECORDS)
 
 
+_PLAIN = {float, int, bool, str, tuple, list, dict, np.ndarray, type(None)}
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined by a class statement
 _NOT_RECORDS = (type, types.ModuleType, types.FunctionType, types.MethodType,
                 types.BuiltinFunctionType, np.ndarray, np.generic)

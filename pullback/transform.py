@@ -64,8 +64,8 @@ class Derivative:
       filename: where the generated text is registered.
       source_map: for each line of that text, the user line it came from.
       globals_used: the global objects its calls were compiled for, by name.
-      callees: the `(function, kinds, result kind)` of the Python functions it
-        calls, the result kind being the one its code was compiled for.
+      callees: the `(function, kinds, kinds' cache key, result kind)` of the Python
+        functions it calls, the result kind being the one its code was compiled for.
       kinds: the kind of every variable of the function.
       checked: the epoch in which `refresh` last found it current.
     """
@@ -118,7 +118,11 @@ def derivative(fn, param_kinds):
     Raises:
       TransformError: if `fn` cannot be differentiated.
     """
-    key = _derivative_key(fn, param_kinds)
+    return _derivative(fn, param_kinds, _key(param_kinds))
+
+
+def _derivative(fn, param_kinds, kinds_key):
+    key = _derivative_key(fn, kinds_key)
     found = _DERIVATIVES.get(key)
     if found is None:
         _IN_PROGRESS.add(key)
@@ -134,14 +138,15 @@ def forward_function(fn, param_kinds):
     function with a hand-written derivative, the forward that runs it."""
     if custom.vjp_of(fn) is not None:
         return custom.forward_of(fn)
-    entry = _FORWARDS.get(fn, {}).get(_key(param_kinds)) if isinstance(
+    kinds_key = _key(param_kinds)
+    entry = _FORWARDS.get(fn, {}).get(kinds_key) if isinstance(
         fn, types.FunctionType) else None
     if entry is not None and entry.derivative is not None and (
             entry.derivative.checked == _EPOCH[0]):
         return entry.cell.cell_contents
     fn = parse.python_function(fn)
-    refresh(fn, param_kinds)
-    return _forward_cell(fn, param_kinds).cell_contents
+    _refresh(fn, param_kinds, kinds_key, set())
+    return _forward_cell(fn, param_kinds, kinds_key).cell_contents
 
 
 def new_epoch():
@@ -149,49 +154,59 @@ def new_epoch():
     _EPOCH[0] += 1
 
 
-def refresh(fn, param_kinds, seen=None):
+def refresh(fn, param_kinds):
     """Forget derivatives in `fn`'s call graph compiled for globals since rebound.
 
     A function redefined after its callers were transformed (say, in a notebook)
     makes their cached code stale; it is transformed again. Each derivative is
     checked once per epoch.
     """
-    seen = set() if seen is None else seen
-    key = _derivative_key(fn, param_kinds)
+    _refresh(fn, param_kinds, _key(param_kinds), set())
+
+
+def _refresh(fn, param_kinds, kinds_key, seen):
+    """`refresh`, given the kinds' cache key; `seen` holds the derivatives already
+    visited in this walk of the call graph. Returns the derivative, or None."""
+    key = _derivative_key(fn, kinds_key)
     found = _DERIVATIVES.get(key)
     if found is None or key in seen or found.checked == _EPOCH[0]:
-        return
+        return found
     seen.add(key)
     if found.is_current(fn.__globals__) and all(
-        result in (kinds.ANY, _refreshed_result(callee, callee_kinds, seen))
-        for callee, callee_kinds, result in found.callees
+        result in (kinds.ANY, _refreshed_result(callee, callee_kinds, callee_key, seen))
+        for callee, callee_kinds, callee_key, result in found.callees
     ):
         found.checked = _EPOCH[0]
     else:
         del _DERIVATIVES[key]
-    _forward_cell(fn, param_kinds)
+    _forward_cell(fn, param_kinds, kinds_key)
+    return _DERIVATIVES.get(key)
 
 
-def _refreshed_result(fn, param_kinds, seen):
+def _refreshed_result(fn, param_kinds, kinds_key, seen):
     """The result kind of `fn`'s derivative after `refresh` (ANY while unknown)."""
-    refresh(fn, param_kinds, seen)
-    found = _DERIVATIVES.get(_derivative_key(fn, param_kinds))
+    found = _refresh(fn, param_kinds, kinds_key, seen)
     return found.result_kind if found is not None else kinds.ANY
 
 
-def _forward_cell(fn, param_kinds):
+def _forward_cell(fn, param_kinds, kinds_key):
     """The cell holding `fn`'s forward; empty while `fn` is being transformed."""
-    entry = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), _Forward())
-    if _derivative_key(fn, param_kinds) not in _IN_PROGRESS:
-        current = derivative(fn, param_kinds)
+    by_kinds = _FORWARDS.get(fn)
+    if by_kinds is None:
+        by_kinds = _FORWARDS[fn] = {}
+    entry = by_kinds.get(kinds_key)
+    if entry is None:
+        entry = by_kinds[kinds_key] = _Forward()
+    if _derivative_key(fn, kinds_key) not in _IN_PROGRESS:
+        current = _derivative(fn, param_kinds, kinds_key)
         if entry.derivative is not current:
             entry.cell.cell_contents = current.build(fn)
             entry.derivative = current
     return entry.cell
 
 
-def _derivative_key(fn, param_kinds):
-    return (fn.__code__, id(fn.__globals__), _key(param_kinds))
+def _derivative_key(fn, kinds_key):
+    return (fn.__code__, id(fn.__globals__), kinds_key)
 
 
 class _Calls:
@@ -204,11 +219,12 @@ class _Calls:
 
     def resolve(self, fn, param_kinds):
         """The forward of a Python function called from the function being transformed."""
-        key = _derivative_key(fn, param_kinds)
-        cell = _forward_cell(fn, param_kinds)
+        kinds_key = _key(param_kinds)
+        key = _derivative_key(fn, kinds_key)
+        cell = _forward_cell(fn, param_kinds, kinds_key)
         found = _DERIVATIVES.get(key)
         result_kind = found.result_kind if key not in _IN_PROGRESS else kinds.ANY
-        self.callees.append((fn, param_kinds, result_kind))
+        self.callees.append((fn, param_kinds, kinds_key, result_kind))
         return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind)
 
 
