@@ -126,17 +126,19 @@ def iter_child_nodes(node):
 
 def name(id, ctx=None):
     """A Name node; `ctx` defaults to Load."""
-    return gast.Name(id=id, ctx=ctx or gast.Load(), annotation=None, type_comment=None)
+    node = _NEW(gast.Name)
+    node.__dict__ = {"id": id, "ctx": ctx or LOAD, "annotation": None, "type_comment": None}
+    return node
 
 
 def store(id):
     """A Name node in Store context."""
-    return name(id, gast.Store())
+    return name(id, STORE)
 
 
 def param(id):
     """A Name node used as a function parameter."""
-    return name(id, gast.Param())
+    return name(id, PARAM)
 
 
 def constant(value):
@@ -296,10 +298,11 @@ def lineno_of(node):
 
 
 def clone(node):
-    """A deep copy of a node (or a list of nodes); other values are shared."""
+    """A deep copy of a node (or a list of nodes); other values, and nodes without
+    fields (contexts, operators), are shared."""
     if isinstance(node, list):
         return [clone(item) if isinstance(item, _COPIED) else item for item in node]
-    if not isinstance(node, gast.AST):
+    if not isinstance(node, gast.AST) or not node._fields:
         return node
     new = node.__class__.__new__(node.__class__)
     fields = {}
@@ -438,17 +441,20 @@ def from_ast(node):
     converted by gast.
     """
     cls = type(node)
+    shared = _SHARED_GAST.get(cls)
+    if shared is not None:
+        return shared
     fields = node.__dict__
     if cls is ast.Name:
-        new = gast.Name(fields["id"], from_ast(fields["ctx"]), None, None)
+        new = name(fields["id"], from_ast(fields["ctx"]))
     elif cls is ast.arg:
         new = gast.Name(fields["arg"], gast.Param(), _field_from_ast(fields["annotation"]),
                         fields.get("type_comment"))
     elif cls in _GAST_CLASSES:
         gast_class, missing = _GAST_CLASSES[cls]
         new = gast_class(**{f: _field_from_ast(fields[f]) for f in cls._fields if f in fields})
-        for name in missing:
-            setattr(new, name, [])
+        for field in missing:
+            setattr(new, field, [])
     else:
         return gast.ast_to_gast(node)
     return _positioned(new, fields)
@@ -511,3 +517,7 @@ _SHARED_AST = {gast_class: ast_class() for gast_class, (ast_class, _) in _AST_CL
                if not ast_class._fields and not ast_class._attributes}
 _POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _GAST_CLASSES = _gast_classes()
+_SHARED_GAST = {ast_class: gast_class() for ast_class, (gast_class, _) in _GAST_CLASSES.items()
+                if not gast_class._fields and not ast_class._attributes}
+LOAD, STORE, PARAM = _SHARED_GAST[ast.Load], _SHARED_GAST[ast.Store], gast.Param()
+_NEW = gast.AST.__new__

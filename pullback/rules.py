@@ -319,7 +319,7 @@ class _Substituter:
         """A copy of `node` (a node, a list of nodes or a field value)."""
         if isinstance(node, list):
             return [self.copy(item) for item in node]
-        if not isinstance(node, nodes.AST):
+        if not isinstance(node, nodes.AST) or not node._fields:
             return node
         return _COPY_METHODS.get(type(node), _Substituter.copy_fields)(self, node)
 

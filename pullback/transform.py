@@ -21,6 +21,7 @@ import weakref
 from . import (
     anf,
     calls,
+    collector,
     custom,
     debug_files,
     debugging,
@@ -127,7 +128,8 @@ def _derivative(fn, param_kinds, kinds_key):
     if found is None:
         _IN_PROGRESS.add(key)
         try:
-            found = _DERIVATIVES[key] = _run_pipeline(fn, param_kinds)
+            with collector.paused():
+                found = _DERIVATIVES[key] = _run_pipeline(fn, param_kinds)
         finally:
             _IN_PROGRESS.discard(key)
     return found
