@@ -10,8 +10,9 @@ function uses `add` for something else, in which case it becomes `add_1`.
 
 import builtins
 import types
+import weakref
 
-_HELPER_CELLS = set()  # ids of the cells made here; they live as long as the cached code
+_HELPER_NAMES = weakref.WeakKeyDictionary()  # generated code -> its free variables that are ours
 
 
 class Bindings:
@@ -54,7 +55,6 @@ class Bindings:
             self.namer.reserve(name)
         self._by_identity[key] = (name, obj, cell)
         self.cells[name] = cell
-        _HELPER_CELLS.add(id(cell))
         return name
 
     def name_of(self, obj):
@@ -70,10 +70,22 @@ class Bindings:
         return found is obj
 
 
-def is_helper_cell(cell):
-    """Whether `cell` is one of pullback's cells (helpers, callees' forwards): its
-    contents are fixed for the generated code that reads it."""
-    return id(cell) in _HELPER_CELLS
+def mark_helpers(code, names):
+    """Record that the free variables `names` of generated `code`, and of the code
+    nested in it, are pullback's cells (helpers, callees' forwards)."""
+    own = names & set(code.co_freevars)
+    if own:
+        _HELPER_NAMES[code] = frozenset(own)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            mark_helpers(const, names)
+
+
+def helper_names(code):
+    """The free variables of `code` that are pullback's cells: their contents are
+    fixed for the generated code that reads them. Recorded by code object, not by
+    cell: a cell's id may be a new cell's once generated code is dropped."""
+    return _HELPER_NAMES.get(code, frozenset())
 
 
 _MISSING = object()

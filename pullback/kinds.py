@@ -138,7 +138,7 @@ def of_value(value, depth=0):
         kind = _container_of_value(value, depth)
         return kind if kind.active else CONST
     if isinstance(value, types.FunctionType):
-        return ANY if _any_active(value) else CONST
+        return ANY if value.__closure__ and _any_active(value) else CONST
     if scopes.is_bound_method(value):
         return ANY if _any_active(value.__self__) else CONST
     if not is_differentiable(value):

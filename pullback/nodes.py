@@ -406,28 +406,34 @@ def dotted_path(node):
 def to_ast(node):
     """Convert a gast tree to a standard-library ast tree (new nodes; `node` unchanged).
 
-    The same conversion as `gast.gast_to_ast`, three times faster: each node
-    becomes the ast class of the same name with the fields that class has, and
-    nodes without fields (contexts, operators) become shared instances, as in
-    trees from `ast.parse`. `arguments` and `except` clauses, whose parts
-    change type, are converted by gast.
+    The same conversion as `gast.gast_to_ast`, several times faster: each node
+    becomes the ast class of the same name with the fields that class has and
+    the source positions (set in its `__dict__`, where ast's own constructor
+    would put them), and nodes without fields (contexts, operators) become
+    shared instances, as in trees from `ast.parse`. `arguments` and `except`
+    clauses, whose parts change type, are converted by gast.
     """
     cls = type(node)
     fields = node.__dict__
     if not fields and cls in _SHARED_AST:
         return _SHARED_AST[cls]
-    if cls is gast.Name:
-        new = ast.Name(fields["id"], to_ast(fields["ctx"]))
-    elif cls in _AST_CLASSES:
-        ast_class, names = _AST_CLASSES[cls]
-        new = ast_class(**{f: _field_to_ast(fields[f]) for f in names if f in fields})
-    else:
+    found = _AST_CLASSES.get(cls)
+    if found is None:
         return gast.gast_to_ast(node)
-    return _positioned(new, fields)
-
-
-def _field_to_ast(value):
-    return _converted(value, to_ast, gast.AST)
+    ast_class, names = found
+    converted = {}
+    for name in names:
+        value = fields.get(name, _ABSENT)
+        if type(value) is list:
+            value = [to_ast(item) if isinstance(item, gast.AST) else item for item in value]
+        elif isinstance(value, gast.AST):
+            value = to_ast(value)
+        elif value is _ABSENT:
+            continue
+        converted[name] = value
+    new = _NEW(ast_class)
+    new.__dict__ = converted
+    return new
 
 
 def from_ast(node):
@@ -508,16 +514,17 @@ def _ast_classes():
     for ast_class, gast_class in _same_names():
         if gast_class not in (gast.arguments, gast.ExceptHandler):
             table[gast_class] = (ast_class, [f for f in ast_class._fields
-                                             if f in gast_class._fields])
+                                             if f in gast_class._fields] + list(_POSITION))
     return table
 
 
+_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _AST_CLASSES = _ast_classes()
 _SHARED_AST = {gast_class: ast_class() for gast_class, (ast_class, _) in _AST_CLASSES.items()
                if not ast_class._fields and not ast_class._attributes}
-_POSITION = ("lineno", "col_offset", "end_lineno", "end_col_offset")
 _GAST_CLASSES = _gast_classes()
 _SHARED_GAST = {ast_class: gast_class() for ast_class, (gast_class, _) in _GAST_CLASSES.items()
                 if not gast_class._fields and not ast_class._attributes}
 LOAD, STORE, PARAM = _SHARED_GAST[ast.Load], _SHARED_GAST[ast.Store], gast.Param()
 _NEW = gast.AST.__new__
+_ABSENT = object()

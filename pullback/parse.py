@@ -91,8 +91,7 @@ def parse_function(fn):
         globals=fn.__globals__,
         cells=dict(zip(code.co_freevars, fn.__closure__ or ())),
         annotations={},
-        helpers=frozenset(name for name, cell in zip(code.co_freevars, fn.__closure__ or ())
-                          if bindings.is_helper_cell(cell)),
+        helpers=bindings.helper_names(code),
     )
     return _as_function_def(node, origin), origin
 

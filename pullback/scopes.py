@@ -86,9 +86,10 @@ def is_bound_method(fn):
     """Whether `fn` is a method bound to an object (`obj.f`, or `x.sum` for an array `x`)."""
     if isinstance(fn, types.MethodType):
         return True
-    owner = getattr(fn, "__self__", None)
-    return isinstance(fn, types.BuiltinMethodType) and owner is not None and not isinstance(
-        owner, types.ModuleType)
+    if not isinstance(fn, types.BuiltinMethodType):
+        return False
+    owner = fn.__self__
+    return owner is not None and not isinstance(owner, types.ModuleType)
 
 
 def has_fixed_parameters(fn):

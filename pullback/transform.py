@@ -36,7 +36,7 @@ from . import (
     rules,
     scopes,
 )
-from .bindings import Bindings, is_helper_cell
+from .bindings import Bindings, helper_names, mark_helpers
 from .config import current as current_settings
 from .naming import Namer
 
@@ -251,6 +251,7 @@ def _run_pipeline(fn, param_kinds):
               f"({os.path.basename(origin.filename)}:{origin.lineno}), kinds {param_kinds}")
     code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header,
                                                   checker)
+    mark_helpers(code, set(bindings.cells) | origin.helpers)
     return Derivative(origin, normal, raw, optimized, text, code, dict(bindings.cells),
                       result.result_kind, filename, source_map,
                       {**result.globals_used, **inlined_globals}, calls.callees, result.kinds)
@@ -346,8 +347,7 @@ def generated_functions(fn, param_kinds):
     closure = tuple(cells.get(name) or types.CellType() for name in code.co_freevars)
     pullback = types.FunctionType(code, fn.__globals__, code.co_name, None, closure)
     pullback_kinds = {name: found.kinds.get(name, kinds.CONST)
-                      for name, cell in zip(code.co_freevars, closure)
-                      if not is_helper_cell(cell)}
+                      for name in code.co_freevars if name not in helper_names(code)}
     pullback_kinds[code.co_varnames[0]] = found.result_kind
     return [(forward, dict(param_kinds)), (pullback, pullback_kinds)]
 

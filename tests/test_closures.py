@@ -302,3 +302,29 @@ def test_late_binding_that_would_change_the_value_is_refused(fn, message, offset
     with pytest.raises(TransformError, match=message) as caught:
         pullback.grad(fn)(0.7)
     assert caught.value.lineno == fn.__code__.co_firstlineno + offset
+
+
+def calls_its_cell(act):
+    def g(x):
+        return act(x)
+    return g
+
+
+def test_a_users_cell_where_one_of_pullbacks_cells_was_is_still_the_users():
+    # A cell pullback made for generated code, once dropped, leaves its memory (and
+    # so its id) to the next cell made. Taken for pullback's, the user's cell below
+    # had its function (np.sin) compiled into the derivative, which the closure over
+    # np.tanh, of the same code and kinds, then reused.
+    from pullback.bindings import Bindings
+    from pullback.naming import Namer
+
+    x = np.array([0.3, 0.5])
+    dropped = Bindings(Namer(), calls_its_cell.__code__, {})
+    dropped.object("helper", object())
+    del dropped
+    sine = calls_its_cell(np.sin)
+    tanh = calls_its_cell(np.tanh)
+    assert np.allclose(pullback.vjp(sine, x)[1](np.ones(2))[0], np.cos(x))
+    assert np.allclose(pullback.vjp(tanh, x)[1](np.ones(2))[0], 1 - np.tanh(x) ** 2)
+    for fn in (sine, tanh):
+        check_grads(fn, (x,), order=2)
