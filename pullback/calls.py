@@ -57,8 +57,6 @@ def by_argument(signature, args, kwargs, cotangents):
     """
     if is_plain_call(signature, args, kwargs):
         return tuple(cotangents)
-    if is_plain_call(signature, args, kwargs):
-        return tuple(cotangents)
     params = list(signature.parameters.values())
     index = {p.name: i + 1 for i, p in enumerate(params)}
     positional = [p for p in params if p.kind in _POSITIONAL]
