@@ -132,19 +132,31 @@ def add_all(terms):
     if len(present) < 2:
         return present[0] if present else ZERO
     first = present[0]
-    if type(first) is not np.ndarray:
-        if isinstance(first, (tuple, list)):
-            items = [add_all(column) for column in zip(*present, strict=True)]
-            return items if isinstance(first, list) else tuple(items)
-        if isinstance(first, dict):
-            keys = {k: None for t in present for k in t}
-            return {k: add_all([t.get(k, ZERO) for t in present]) for k in keys}
-    total = first + present[1]
-    for term in present[2:]:
-        if _adds_into(total, term):
+    if isinstance(first, (tuple, list)):
+        items = [_sum_of(column) for column in zip(*present, strict=True)]
+        return items if isinstance(first, list) else tuple(items)
+    if isinstance(first, dict):
+        keys = {k: None for t in present for k in t}
+        return {k: add_all([t.get(k, ZERO) for t in present]) for k in keys}
+    return _sum_of(present)
+
+
+def _sum_of(terms):
+    """`add_all(terms)` for one column of a sum of containers, or for terms that are
+    not containers: arrays are summed into the first new array."""
+    total, fresh = ZERO, False
+    for term in terms:
+        if term is ZERO:
+            continue
+        if total is ZERO:
+            total = term
+        elif fresh and _adds_into(total, term):
             total += term
+        elif isinstance(total, (tuple, list, dict)):
+            return add_all(tuple(terms))
         else:
             total = total + term
+            fresh = type(total) is np.ndarray
     return total
 
 

@@ -82,10 +82,12 @@ class Deferred:
         """`self + other` for two sums of the same kind and shape: a sum holding both,
         or the dense array when the parts would pass half the dense size and `KEPT`."""
         rows = self.rows + other.rows
-        joined = type(self)(self.shape, np.promote_types(self.dtype, other.dtype),
-                            (self, other), rows)
+        dtype = self.dtype
+        if other.dtype is not dtype:
+            dtype = np.promote_types(dtype, other.dtype)
+        joined = type(self)(self.shape, dtype, (self, other), rows)
         parts = rows * self.row_cost()
-        return joined.dense() if parts * SPARSE > 2 * self.size and parts > KEPT else joined
+        return joined.dense() if parts > KEPT and parts * SPARSE > 2 * self.size else joined
 
     def __array__(self, dtype=None, copy=None):
         dense = self.dense()
