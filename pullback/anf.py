@@ -477,16 +477,10 @@ class _Normalizer:
         self.out[-1].updates = (var, before)
 
     def index_value(self, index):
-        """An atom for the value of subscript syntax: `x[1:n, 0]` indexes with
-        `(slice(1, n, None), 0)`."""
-        if isinstance(index, nodes.Slice):
-            parts = [p if p is not None else nodes.constant(None)
-                     for p in (index.lower, index.upper, index.step)]
-            return self.named(nodes.call("slice", parts), "part", flat=True)
-        if isinstance(index, nodes.Tuple):
-            return self.named(nodes.tuple_([self.index_value(e) for e in index.elts]), "index",
-                              flat=True)
-        return index
+        """An atom for the value of subscript syntax (`nodes.index_value`), its slices
+        and tuples named."""
+        return nodes.index_value(index, lambda parts: nodes.call("slice", parts),
+                                 lambda node, hint: self.named(node, hint, flat=True))
 
     def helper_call(self, fn, args):
         """A call of pullback's `fn`, marked for the reverse pass, under a name that is

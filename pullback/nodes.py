@@ -285,6 +285,21 @@ def module(body):
     return gast.Module(body=list(body), type_ignores=[])
 
 
+def index_value(index, slice_call, bind=lambda node, hint: node):
+    """Subscript syntax as a value: `x[1:n, 0]` indexes with `(slice(1, n, None), 0)`.
+
+    `slice_call(parts)` makes the call building a slice; `bind(node, hint)` may name
+    each slice and tuple made (ANF gives them variables, the reverse pass does not).
+    """
+    if isinstance(index, Slice):
+        parts = [p if p is not None else constant(None)
+                 for p in (index.lower, index.upper, index.step)]
+        return bind(slice_call(parts), "part")
+    if isinstance(index, Tuple):
+        return bind(tuple_([index_value(e, slice_call, bind) for e in index.elts]), "index")
+    return index
+
+
 def located(node, lineno):
     """Give `node` the user's line `lineno` (kept through every stage)."""
     if lineno is not None:

@@ -1023,14 +1023,11 @@ class _Reverse:
         return kinds.CONST
 
     def index_value(self, index):
-        """Subscript syntax as a value: `x[1:n, 0]` indexes with `(slice(1, n, None), 0)`."""
-        if isinstance(index, nodes.Slice):
-            parts = [p if p is not None else nodes.constant(None)
-                     for p in (index.lower, index.upper, index.step)]
+        """Subscript syntax as a value (`nodes.index_value`), reading `slice` from a cell."""
+        def slice_call(parts):
             return nodes.call(nodes.name(self.bindings.object("slice", slice)), parts)
-        if isinstance(index, nodes.Tuple):
-            return nodes.tuple_([self.index_value(e) for e in index.elts])
-        return index
+
+        return nodes.index_value(index, slice_call)
 
     def is_reference(self, node):
         """Whether `node` is a dotted name rooted outside the function (np.pi)."""
