@@ -25,6 +25,19 @@ def nested_functions(tree):
     return found
 
 
+def user_functions(tree):
+    """The user's `def` and `lambda` nodes nested in FunctionDef `tree` (in ANF),
+    looking inside the functions ANF made of its loops (`loop` set), which are not
+    the user's."""
+    found = []
+    for node in nested_functions(tree):
+        if getattr(node, "loop", False):
+            found.extend(user_functions(node))
+        else:
+            found.append(node)
+    return found
+
+
 def _collect_nested(node, found):
     if isinstance(node, _SCOPES):
         found.append(node)

@@ -245,14 +245,17 @@ def _run_pipeline(fn, param_kinds):
     optimized = optimize.optimize(result.tree, bindings, namer, result.kinds, result.shapes)
     settings = current_settings()
     checker = bindings.object("check_nan", debugging.check_nan) if settings.check_nans else None
-    free = (set(bindings.cells) | set(origin.cells)) - {name}
+    used = {node.id for node in nodes.walk(optimized) if isinstance(node, nodes.Name)}
+    cells = {helper: cell for helper, cell in bindings.cells.items()
+             if helper in used or helper == checker}
+    free = (set(cells) | set(origin.cells)) - {name}
     filename = _filename(origin, fn, optimized.name, param_kinds, settings)
     header = (f"pullback: forward and pullback of {origin.name} "
               f"({os.path.basename(origin.filename)}:{origin.lineno}), kinds {param_kinds}")
     code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header,
                                                   checker)
     mark_helpers(code, set(bindings.cells) | origin.helpers)
-    return Derivative(origin, normal, raw, optimized, text, code, dict(bindings.cells),
+    return Derivative(origin, normal, raw, optimized, text, code, cells,
                       result.result_kind, filename, source_map,
                       {**result.globals_used, **inlined_globals}, calls.callees, result.kinds)
 
@@ -268,7 +271,7 @@ def _reverse(fn, name, normal, origin, param_kinds, cell, calls):
     name it used."""
     namer = Namer.for_tree(normal)
     namer.reserve(name)
-    nested_names = {n.id for closure in scopes.nested_functions(normal)
+    nested_names = {n.id for closure in scopes.user_functions(normal)
                     for n in nodes.walk(closure) if isinstance(n, nodes.Name)}
     bindings = Bindings(namer, fn.__code__, fn.__globals__, nested_names)
     forward_name = bindings.cell(f"{_simple_name(fn)}_fwd", cell)

@@ -2,6 +2,7 @@
 
 import inspect
 import linecache
+import math
 import os
 import sys
 import textwrap
@@ -88,6 +89,31 @@ def test_array_code_keeps_unbroadcast_where_shapes_may_differ():
     text = pullback.source(f)
     assert "da = unbroadcast(da_plus_b, a)" in text
     assert "db = unbroadcast(dout * a_plus_b, b)" in text
+
+
+def sines(x):
+    t = 0.0
+    for i in range(3):
+        t = t + math.sin(x) * i
+    return t
+
+
+def test_a_loops_rule_names_the_module_as_the_user_does():
+    """The loop's body is not a user function: `math.cos` in its pullback is read
+    under the user's own name, not `math_1`."""
+    text = pullback.source(sines, 1.0)
+    assert "dx = dsin_x * math.cos(x)" in text and "math_1" not in text
+    assert pullback.grad(sines)(0.5) == pytest.approx(3 * math.cos(0.5))
+    check_grads(sines, (0.5,), order=2)
+
+
+def test_the_compiled_factory_names_only_the_cells_the_code_reads():
+    transform.forward_function(sines, {"x": pullback.kinds.SCALAR})
+    derivative = transform.derivative(sines, {"x": pullback.kinds.SCALAR})
+    factory = linecache.getlines(derivative.filename)[1]
+    params = factory[factory.index("(") + 1:factory.index(")")].split(", ")
+    assert set(params) == set(derivative.cells) == set(derivative.code.co_freevars) - {
+        "sines_fwd"}
 
 
 def test_stages():
