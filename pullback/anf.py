@@ -442,7 +442,7 @@ class _Normalizer:
             value = self.atom(value)
             self.update_item(target.value, self.index_value(self.index(target.slice)), value)
         elif isinstance(target, (nodes.Tuple, nodes.List)) and _same_arity(target, value) and (
-                not _names_in(target) & _names_in(value)):
+                not nodes.names_in(target) & nodes.names_in(value)):
             atoms = [self.atom(v) for v in value.elts]
             for elt, atom in zip(target.elts, atoms):
                 self.bind_target(elt, atom)
@@ -873,10 +873,6 @@ def _root_name(target):
     while isinstance(target, (nodes.Subscript, nodes.Attribute)):
         target = target.value
     return target.id if isinstance(target, nodes.Name) else None
-
-
-def _names_in(node):
-    return {n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)}
 
 
 def _is_atom(expr):

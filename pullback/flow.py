@@ -177,7 +177,7 @@ def _root(target):
 def _target_names(loop):
     if isinstance(loop, nodes.While):
         return set()
-    return {n.id for n in nodes.walk(loop.target) if isinstance(n, nodes.Name)}
+    return nodes.names_in(loop.target)
 
 
 def _exposed(body, defined, assigned, found, local):

@@ -316,5 +316,5 @@ def _stored(statements):
 
 
 def _assigned_at_top(statements):
-    return {n.id for stmt in statements if isinstance(stmt, nodes.Assign)
-            for n in nodes.walk(stmt.targets[0]) if isinstance(n, nodes.Name)}
+    return {name for stmt in statements if isinstance(stmt, nodes.Assign)
+            for name in nodes.names_in(stmt.targets[0])}

@@ -355,6 +355,11 @@ def stores(node):
     return _names(node, gast.Store)
 
 
+def names_in(node):
+    """Every name in `node`, read or assigned (nested functions included)."""
+    return {n.id for n in walk(node) if isinstance(n, gast.Name)}
+
+
 def read_counts(node):
     """How often each name is read in `node`, nested functions included (a list of
     statements or a node); `x += e` reads `x`."""

@@ -245,7 +245,7 @@ def _run_pipeline(fn, param_kinds):
     optimized = optimize.optimize(result.tree, bindings, namer, result.kinds, result.shapes)
     settings = current_settings()
     checker = bindings.object("check_nan", debugging.check_nan) if settings.check_nans else None
-    used = {node.id for node in nodes.walk(optimized) if isinstance(node, nodes.Name)}
+    used = nodes.names_in(optimized)
     cells = {helper: cell for helper, cell in bindings.cells.items()
              if helper in used or helper == checker}
     free = (set(cells) | set(origin.cells)) - {name}
@@ -271,8 +271,8 @@ def _reverse(fn, name, normal, origin, param_kinds, cell, calls):
     name it used."""
     namer = Namer.for_tree(normal)
     namer.reserve(name)
-    nested_names = {n.id for closure in scopes.user_functions(normal)
-                    for n in nodes.walk(closure) if isinstance(n, nodes.Name)}
+    nested_names = {name for closure in scopes.user_functions(normal)
+                    for name in nodes.names_in(closure)}
     bindings = Bindings(namer, fn.__code__, fn.__globals__, nested_names)
     forward_name = bindings.cell(f"{_simple_name(fn)}_fwd", cell)
     result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
