@@ -286,15 +286,17 @@ def module(body):
 
 
 def index_value(index, slice_call, bind=lambda node, hint: node):
-    """Subscript syntax as a value: `x[1:n, 0]` indexes with `(slice(1, n, None), 0)`.
+    """Subscript syntax as a value: `x[1:n, 0]` indexes with `(slice(1, n), 0)`.
 
-    `slice_call(parts)` makes the call building a slice; `bind(node, hint)` may name
-    each slice and tuple made (ANF gives them variables, the reverse pass does not).
+    `slice_call(parts)` makes the call building a slice (without a step when there is
+    none); `bind(node, hint)` may name each slice and tuple made (ANF gives them
+    variables, the reverse pass does not).
     """
     if isinstance(index, Slice):
-        parts = [p if p is not None else constant(None)
-                 for p in (index.lower, index.upper, index.step)]
-        return bind(slice_call(parts), "part")
+        bounds = (index.lower, index.upper) if index.step is None else (
+            index.lower, index.upper, index.step)
+        return bind(slice_call([p if p is not None else constant(None) for p in bounds]),
+                    "part")
     if isinstance(index, Tuple):
         return bind(tuple_([index_value(e, slice_call, bind) for e in index.elts]), "index")
     return index

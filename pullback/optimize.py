@@ -11,13 +11,16 @@ cotangents of an array's slices gather in one buffer (`accumulation`), or are
 joined when they follow one another (`slice_chains`), a
 cotangent summed from several terms is summed once (`sum_chains`), and loops
 keep caches of values instead of a closure per iteration (`loop_caches`), their
-sums over the environment made once after them (`loop_sums`).
+sums over the environment made once after them (`loop_sums`). Last, a name
+copied from another is read as that other name (`copies`), and the copies nothing
+reads are dropped.
 The input tree is not modified, so the stage before optimisation stays
 inspectable (`pullback.source(f, optimize=False)`).
 """
 
 from . import nodes
 from .accumulation import accumulate_in_place
+from .copies import propagate_copies
 from .loop_caches import cache_loops
 from .scalar_factors import scalar_factors
 from .scales import gather_scales
@@ -51,6 +54,7 @@ def _optimized(statements, context):
             body = scalar_factors(dead_code(body, set()), bindings, kinds_of, shapes)
             body = gather_scales(doubled(body))
             body = sum_once(accumulate_in_place(body, bindings, values), bindings)
+            body = dead_code(propagate_copies(body), set())
             stmt = nodes.replaced(stmt, body=body)
         elif isinstance(stmt, nodes.If):
             stmt = nodes.replaced(stmt, body=_optimized(stmt.body, context),

@@ -38,7 +38,7 @@ def chain(indices, slice_name, values):
     """`(order, axis)`: the positions of `indices` (index expressions, as in `x[index]`)
     in the order of a chain of slices along `axis`, or None when they do not form one.
 
-    Each index is `slice(start, stop, None)` (a call of `slice_name`), or a tuple of
+    Each index is `slice(start, stop)` (a call of `slice_name`), or a tuple of
     whole slices ending with one, all of one length.
     """
     bounds = [_slice_bounds(index, slice_name, values) for index in indices]
@@ -71,11 +71,13 @@ def _slice_bounds(index, slice_name, values):
 
 
 def slice_args(node, slice_name):
-    """The three arguments of `node` when it is `slice(start, stop, step)` (a call of
-    `slice_name`, as the reverse rules write an index `a:b`), else None."""
-    if (isinstance(node, nodes.Call) and nodes.is_name(node.func, slice_name)
-            and len(node.args) == 3 and not node.keywords):
-        return node.args
+    """`[start, stop, step]` when `node` is `slice(start, stop)` or `slice(start, stop,
+    step)` (a call of `slice_name`, as the reverse rules write an index `a:b`), else
+    None."""
+    if (slice_name is not None and isinstance(node, nodes.Call)
+            and nodes.is_name(node.func, slice_name)
+            and len(node.args) in (2, 3) and not node.keywords):
+        return node.args if len(node.args) == 3 else [*node.args, nodes.constant(None)]
     return None
 
 

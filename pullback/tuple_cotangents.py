@@ -4,9 +4,9 @@ A function reading parts of a tuple (`w_out, b_out = params[5:]`) gets from the
 reverse rules a tuple of `ZERO`s made at run time with the part's cotangents in
 place, and a sum of such tuples for each part read::
 
-    dparams = unindex((dw_out, db_out), params, slice(5, None, None))
+    dparams = unindex((dw_out, db_out), params, slice(5, None))
     ...
-    dparams = add(dparams, unindex((dw_node, db_node), params, slice(3, 5, None)))
+    dparams = add(dparams, unindex((dw_node, db_node), params, slice(3, 5)))
 
 When the kind of `params` says it is a tuple of 7 items and the index is a
 constant, the cotangent is the display a person writes, and the sum of two
@@ -14,6 +14,8 @@ displays the display of their items' sums, `ZERO` dropping out::
 
     dparams = (ZERO, ZERO, ZERO, dw_node, db_node, dw_out, db_out)
 
+An item read from a name holding a display (`dtimes = dleaf_state[0]`, the cotangent
+of a returned pair of an inlined callee) is the item itself (`dtimes = dh`).
 A display stands for a name (`dparams` above, read in a later block) only while
 nothing it reads, nor the name, is assigned again.
 """
@@ -27,16 +29,14 @@ from .structures import unindex
 def fold_tuples(statements, bindings, kinds_of):
     """`statements` (a block of a pullback, and the blocks nested in it) with the
     cotangents of tuples of known length (`kinds_of`: the kind of each variable)
-    written as displays where they are made by `unindex` and `add`."""
-    scatter = bindings.name_of(unindex)
-    if scatter is None:
-        return statements
-    return _Fold(scatter, bindings, kinds_of).block(statements, {})
+    written as displays where they are made by `unindex` and `add`, and the items read
+    from displays as those items."""
+    return _Fold(bindings, kinds_of).block(statements, {})
 
 
 class _Fold:
-    def __init__(self, scatter, bindings, kinds_of):
-        self.scatter = scatter
+    def __init__(self, bindings, kinds_of):
+        self.scatter = bindings.name_of(unindex)
         self.add = bindings.name_of(add)
         self.slice = bindings.name_of(slice)
         self.zero = bindings.object("ZERO", ZERO)
@@ -51,6 +51,9 @@ class _Fold:
                 stmt = nodes.replaced(stmt, body=self.block(stmt.body, dict(known)),
                                       orelse=self.block(stmt.orelse, dict(known)))
             target = nodes.single_target(stmt)
+            read = self.item_read(stmt.value, known) if target is not None else None
+            if read is not None:
+                stmt = nodes.assign(target, read, nodes.lineno_of(stmt))
             items = self.items(stmt.value, known) if target is not None else None
             if items is not None and not isinstance(stmt.value, nodes.Tuple):
                 stmt = nodes.assign(target, nodes.tuple_(items), nodes.lineno_of(stmt))
@@ -71,13 +74,27 @@ class _Fold:
             return [nodes.clone(e) for e in known[expr.id]] if expr.id in known else None
         if not isinstance(expr, nodes.Call) or expr.keywords or len(expr.args) not in (2, 3):
             return None
-        if nodes.is_name(expr.func, self.scatter) and len(expr.args) == 3:
+        if self.scatter is not None and nodes.is_name(expr.func, self.scatter) and len(
+                expr.args) == 3:
             return self.scattered(*expr.args, known)
         if self.add is not None and nodes.is_name(expr.func, self.add) and len(expr.args) == 2:
             left, right = (self.items(arg, known) for arg in expr.args)
             if left is not None and right is not None and len(left) == len(right):
                 return [self.plus(a, b) for a, b in zip(left, right)]
         return None
+
+    def item_read(self, expr, known):
+        """The item `expr` reads when it is `name[i]` of a display held by `name`, a
+        constant `i` and a name or `ZERO` there (never an expression computed twice);
+        else None."""
+        if not (isinstance(expr, nodes.Subscript) and isinstance(expr.value, nodes.Name)
+                and expr.value.id in known):
+            return None
+        items = known[expr.value.id]
+        position = _positions(expr.slice, self.slice, len(items))
+        if not isinstance(position, int) or not isinstance(items[position], nodes.Name):
+            return None
+        return nodes.clone(items[position])
 
     def scattered(self, g, x, index, known):
         """The items of `unindex(g, x, index)` for a tuple `x` of known length."""

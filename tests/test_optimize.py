@@ -2,11 +2,13 @@
 exact (orders 1 and 2 against finite differences, and bit for bit where the
 rewrite must not change a number)."""
 
+import ast
+
 import numpy as np
 import pytest
 
 import pullback
-from pullback import optimize, structures, transform
+from pullback import copies, nodes, optimize, structures, transform
 from pullback.testing import check_grads
 
 rng = np.random.default_rng(7)
@@ -240,6 +242,25 @@ def until_small(w, x):
     return np.sum(x)
 
 
+def cell(x, c):
+    return np.tanh(x) * c, c * x
+
+
+def inlined_pair(x, c):
+    """Calls a function of this module that returns a pair: it is inlined, and the
+    cotangent of the pair its pullback reads is the caller's cotangents."""
+    h, c_next = cell(x, c)
+    return np.sum(h * c_next + h)
+
+
+def copied_in_branches(x, flag):
+    y = x
+    if flag > 0:
+        y = y * 2.0
+    z = y * x
+    return np.sum(z + y)
+
+
 LOOPS = [
     ("rnn", rnn, (rng.standard_normal((5, 3)), rng.standard_normal(3),
                   rng.standard_normal((4, 2)))),
@@ -298,6 +319,9 @@ CASES = LOOPS + [
     ("rows_shifted_log_sum", rows_shifted_log_sum, (rng.standard_normal((3, 4)),)),
     ("column_sums", column_sums, (rng.standard_normal((3, 4)),)),
     ("sum_of_sines", sum_of_sines, (rng.standard_normal(5),)),
+    ("inlined_pair", inlined_pair, (rng.standard_normal(4), rng.standard_normal(4))),
+    ("copied_in_branches_then", copied_in_branches, (rng.standard_normal(3), 1)),
+    ("copied_in_branches_else", copied_in_branches, (rng.standard_normal(3), -1)),
 ]
 
 
@@ -347,14 +371,14 @@ def test_tiles_of_an_array_are_written_as_the_sum_of_the_scatters_would_be(fn, s
 
 
 @pytest.mark.parametrize("fn, args, order", [
-    (gate_slices, (np.ones(12),), "(dx_part_2, dx_part, dx_part_1), x, (slice(None, n, None), "
-                                  "slice(n, v_2_times_n, None), "
-                                  "slice(v_2_times_n_1, None, None)), 0)"),
+    (gate_slices, (np.ones(12),), "(dx_part_2, dx_part, dx_part_1), x, (slice(None, n), "
+                                  "slice(n, v_2_times_n), "
+                                  "slice(v_2_times_n_1, None)), 0)"),
     (gate_columns, (np.ones((3, 8)),), "(df, do, di, dx_part_3), x, "),
-    (constant_slices, (np.ones(8),), "(dx_part_1, dx_part, dx_part_2), x, (slice(0, 2, None), "
-                                     "slice(2, 5, None), slice(5, None, None)), 0)"),
-    (three_parts, (np.ones(7), 2, 4), "(dx_part, dx_part_1, dx_part_2), x, (slice(None, a, None), "
-                                      "slice(a, b, None), slice(b, None, None)), 0)"),
+    (constant_slices, (np.ones(8),), "(dx_part_1, dx_part, dx_part_2), x, (slice(0, 2), "
+                                     "slice(2, 5), slice(5, None)), 0)"),
+    (three_parts, (np.ones(7), 2, 4), "(dx_part, dx_part_1, dx_part_2), x, (slice(None, a), "
+                                      "slice(a, b), slice(b, None)), 0)"),
 ])
 def test_slices_that_follow_one_another_are_joined_in_their_order(fn, args, order):
     text = pullback.source(fn, *args)
@@ -376,6 +400,59 @@ def test_the_cotangents_of_a_tuple_read_in_branches_are_displays_in_them():
     text = pullback.source(tuple_parts_in_branches, (np.ones(3), np.ones(3), 0.7), np.ones(3), 1)
     assert "dparams = (dparams0, ZERO, ZERO)" in text and "dparams = (dw, db, ZERO)" in text
     assert text.count("unindex(") == 1  # the part read before the `if`, added after it
+
+
+def test_the_items_of_an_inlined_callees_pair_are_the_callers_cotangents():
+    x, c = rng.standard_normal(4), rng.standard_normal(4)
+    text = pullback.source(inlined_pair, x, c)
+    pullback_text = text[text.index("_pullback(dout)"):]
+    assert "[0]" not in pullback_text and "[1]" not in pullback_text
+    assert "dh" in pullback_text and "dc_next" in pullback_text
+    t = np.tanh(x)
+    dx, dc = pullback.grad(inlined_pair, argnums=(0, 1))(x, c)
+    np.testing.assert_allclose(dx, (1 - t * t) * c * (c * x + 1) + t * c * c)
+    np.testing.assert_allclose(dc, t * (c * x + 1) + t * c * x)
+
+
+def _copies_propagated(source):
+    """The block `source` after `copies.propagate_copies` and `optimize.dead_code`."""
+    block = nodes.from_ast(ast.parse(source)).body
+    return ast.unparse(nodes.to_ast(nodes.module(optimize.dead_code(
+        copies.propagate_copies(block), {"result"}))))
+
+
+def _run_block(source, **values):
+    namespace = dict(values)
+    exec(source, namespace)
+    return namespace["result"]
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("a = b\nc = a * 2\nresult = c + a",
+     "c = b * 2\nresult = c + b"),
+    ("a = b\nb = b + 1\nresult = a * b",
+     "a = b\nb = b + 1\nresult = a * b"),
+    ("a = b\na = a + 1\nresult = a",
+     "a = b + 1\nresult = a"),
+    ("a = b\nif flag:\n    c = a\nelse:\n    b = 5\n    c = a\nresult = a + c + b",
+     "a = b\nif flag:\n    c = b\nelse:\n    b = 5\n    c = a\nresult = a + c + b"),
+    ("a = b\nfor i in range(3):\n    c = a + i\n    b = c\nresult = a + b",
+     "a = b\nfor i in range(3):\n    c = a + i\n    b = c\nresult = a + b"),
+    ("a = b\nfor i in range(3):\n    c = a + i\nresult = c",
+     "for i in range(3):\n    c = b + i\nresult = c"),
+    ("a = b\nf = lambda: a\nb = 7\nresult = f() + b",
+     "a = b\nf = lambda: a\nb = 7\nresult = f() + b"),
+])
+def test_a_copy_is_read_as_what_it_copies_while_both_hold(source, expected):
+    propagated = _copies_propagated(source)
+    assert propagated == expected
+    for flag in (True, False):
+        assert _run_block(propagated, b=3, flag=flag) == _run_block(source, b=3, flag=flag)
+
+
+def test_a_return_keeps_the_names_of_the_parameters_cotangents():
+    propagated = _copies_propagated("def pb(dout):\n    da = dout\n    return (ZERO, da)")
+    assert "return (ZERO, da)" in propagated
 
 
 def test_the_cotangent_of_a_list_read_in_parts_is_made_at_run_time():
