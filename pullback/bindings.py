@@ -12,7 +12,10 @@ import builtins
 import types
 import weakref
 
-_HELPER_NAMES = weakref.WeakKeyDictionary()  # generated code -> its free variables that are ours
+# id of generated code -> (a weak reference to it, its free variables that are ours).
+# Not a WeakKeyDictionary: code objects compare equal across compilations of the same
+# text under other file names, and one dying would take the other's entry with it.
+_HELPER_NAMES = {}
 
 
 class Bindings:
@@ -75,7 +78,9 @@ def mark_helpers(code, names):
     nested in it, are pullback's cells (helpers, callees' forwards)."""
     own = names & set(code.co_freevars)
     if own:
-        _HELPER_NAMES[code] = frozenset(own)
+        if id(code) not in _HELPER_NAMES:
+            weakref.finalize(code, _HELPER_NAMES.pop, id(code), None)
+        _HELPER_NAMES[id(code)] = (weakref.ref(code), frozenset(own))
     for const in code.co_consts:
         if isinstance(const, types.CodeType):
             mark_helpers(const, names)
@@ -85,7 +90,8 @@ def helper_names(code):
     """The free variables of `code` that are pullback's cells: their contents are
     fixed for the generated code that reads them. Recorded by code object, not by
     cell: a cell's id may be a new cell's once generated code is dropped."""
-    return _HELPER_NAMES.get(code, frozenset())
+    found = _HELPER_NAMES.get(id(code))
+    return found[1] if found is not None and found[0]() is code else frozenset()
 
 
 _MISSING = object()

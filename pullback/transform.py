@@ -41,7 +41,8 @@ from .config import current as current_settings
 from .naming import Namer
 
 _DERIVATIVES = {}
-_IN_PROGRESS = set()
+_IN_PROGRESS = {}
+_ROUNDS = 3
 _FORWARDS = weakref.WeakKeyDictionary()
 _WRAPPERS = {}
 _EPOCH = [0]
@@ -126,13 +127,57 @@ def _derivative(fn, param_kinds, kinds_key):
     key = _derivative_key(fn, kinds_key)
     found = _DERIVATIVES.get(key)
     if found is None:
-        _IN_PROGRESS.add(key)
-        try:
-            with collector.paused():
-                found = _DERIVATIVES[key] = _run_pipeline(fn, param_kinds)
-        finally:
-            _IN_PROGRESS.discard(key)
+        with collector.paused():
+            found = _DERIVATIVES[key] = _recursion_fixed_point(fn, param_kinds, key)
     return found
+
+
+def _recursion_fixed_point(fn, param_kinds, key):
+    """The derivative of `fn`, its calls of itself (with the same kinds) compiled for
+    the kind of result it returns.
+
+    While `fn` is transformed, a call of itself returns a value of the kind assumed in
+    `_IN_PROGRESS`: first `ANY`, then the kind the code compiled for the last
+    assumption returns, until the two agree; the code is then correct by induction
+    on the depth of the recursion. If they do not agree within `_ROUNDS` more runs,
+    the code compiled for `ANY` is kept, and whatever was compiled meanwhile for an
+    assumption that did not hold is forgotten.
+    """
+    front = _front(fn)
+    first = found = _pipeline_assuming(fn, param_kinds, front, key, kinds.ANY)
+    for _ in range(_ROUNDS):
+        if found.result_kind is kinds.ANY or not _calls_itself(found, key):
+            return found
+        assumed = found.result_kind
+        found = _pipeline_assuming(fn, param_kinds, front, key, assumed)
+        if found.result_kind == assumed:
+            return found
+    _forget_assumptions(key, first.result_kind)
+    return first
+
+
+def _pipeline_assuming(fn, param_kinds, front, key, assumed):
+    """The pipeline run on `fn` from its `_front`, its calls of itself returning kind
+    `assumed`."""
+    _IN_PROGRESS[key] = assumed
+    try:
+        return _run_pipeline(fn, param_kinds, front)
+    finally:
+        del _IN_PROGRESS[key]
+
+
+def _calls_itself(derivative, key):
+    return any(_derivative_key(callee, kinds_key) == key
+               for callee, _, kinds_key, _ in derivative.callees)
+
+
+def _forget_assumptions(key, result_kind):
+    """Drop the derivatives compiled for a result of `key` other than `result_kind`."""
+    for found_key, found in list(_DERIVATIVES.items()):
+        if any(_derivative_key(callee, kinds_key) == key and result not in (kinds.ANY,
+                                                                           result_kind)
+               for callee, _, kinds_key, result in found.callees):
+            del _DERIVATIVES[found_key]
 
 
 def forward_function(fn, param_kinds):
@@ -225,15 +270,23 @@ class _Calls:
         key = _derivative_key(fn, kinds_key)
         cell = _forward_cell(fn, param_kinds, kinds_key)
         found = _DERIVATIVES.get(key)
-        result_kind = found.result_kind if key not in _IN_PROGRESS else kinds.ANY
+        assumed = _IN_PROGRESS.get(key)
+        result_kind = found.result_kind if assumed is None else assumed
         self.callees.append((fn, param_kinds, kinds_key, result_kind))
         return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind)
 
 
-def _run_pipeline(fn, param_kinds):
+def _front(fn):
+    """The stages before the reverse rules, which do not depend on kinds: `fn` parsed,
+    in ANF and with its small callees inlined, as `(tree, origin, normal, inlined,
+    inlined_globals)`."""
     tree, origin = parse.parse_function(fn)
     normal = anf.to_anf(tree, origin)
-    inlined, inlined_globals = inline.inline_calls(normal, origin)
+    return (tree, origin, normal, *inline.inline_calls(normal, origin))
+
+
+def _run_pipeline(fn, param_kinds, front):
+    tree, origin, normal, inlined, inlined_globals = front
     own = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), _Forward())
     calls = _Calls()
     result, namer, bindings, name = _reverse(fn, tree.name, inlined, origin, param_kinds,

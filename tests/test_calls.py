@@ -60,6 +60,20 @@ def tree_sum(t):
     return math.sin(t)
 
 
+def tree_state(t, w):
+    """A tree's value and leaf count: the recursive calls' pairs are unpacked as tuples."""
+    if isinstance(t, tuple):
+        left, n_left = tree_state(t[0], w)
+        right, n_right = tree_state(t[1], w)
+        return np.tanh(w * (left + right)), n_left + n_right
+    return w * t, 1.0
+
+
+def tree_state_product(t, w):
+    value, count = tree_state(t, w)
+    return value * count
+
+
 def apply(g, x):
     return g(x) * x
 
@@ -155,6 +169,7 @@ CASES = [
     ("recursion", power, (1.3, 5)),
     ("mutual_recursion", is_even_power, (1.3, 3)),
     ("recursive_tree", tree_sum, (((0.3, 0.5), (0.7, (1.1, 0.2))),)),
+    ("recursion_returning_a_pair", tree_state_product, (((0.3, 0.5), (0.7, 1.1)), 0.8)),
     ("dynamic_callee", lambda x: apply(square, x), (1.3,)),
     ("dynamic_primitive", lambda x: apply_primitive(np.tanh, x), (rng.standard_normal(3),)),
     ("dynamic_lambda", lambda x: apply(triple, x), (1.3,)),
@@ -191,6 +206,37 @@ def test_gradient(name, fn, args, order):
 
 def test_recursion_value():
     assert pullback.grad(power)(1.3, 5) == pytest.approx(5 * 1.3 ** 4)
+
+
+def _tree_state_gradient(t, w):
+    """d/dw of `tree_state_product` by hand: the value's derivative times the count."""
+    if isinstance(t, tuple):
+        left, dleft, n_left = _tree_state_gradient(t[0], w)
+        right, dright, n_right = _tree_state_gradient(t[1], w)
+        value = np.tanh(w * (left + right))
+        return value, (1 - value ** 2) * (left + right + w * (dleft + dright)), n_left + n_right
+    return w * t, t, 1.0
+
+
+def test_a_recursive_call_returns_the_kind_its_function_returns():
+    tree = ((0.3, 0.5), (0.7, 1.1))
+    text = pullback.source(tree_state, tree, 0.8, argnums=1)
+    assert "repack(" not in text and "dtree_state_t1 = (dright, dn_right)" in text
+    _, dvalue, count = _tree_state_gradient(tree, 0.8)
+    assert pullback.grad(tree_state_product, argnums=1)(tree, 0.8) == pytest.approx(
+        dvalue * count)
+
+
+def test_a_recursion_whose_kinds_do_not_settle_keeps_the_generic_code(monkeypatch):
+    from pullback import transform
+
+    monkeypatch.setattr(transform, "_ROUNDS", 0)
+    monkeypatch.setattr(transform, "_DERIVATIVES", {})
+    tree = ((0.3, 0.5), (0.7, 1.1))
+    assert "repack(" in pullback.source(tree_state, tree, 0.9, argnums=1)
+    _, dvalue, count = _tree_state_gradient(tree, 0.9)
+    assert pullback.grad(tree_state_product, argnums=1)(tree, 0.9) == pytest.approx(
+        dvalue * count)
 
 
 def test_globals_are_read_live():

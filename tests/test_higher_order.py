@@ -160,6 +160,22 @@ def f_for_source(a, b):
     return (a + b) * b
 
 
+def test_helpers_stay_known_when_an_equal_code_object_is_dropped():
+    """Code compiled from the same text under two file names compares equal; forgetting
+    the first must leave the second's helpers known, or its derivative would transform
+    the helpers' own source."""
+    from pullback import bindings
+
+    text = "def make(h):\n    def f():\n        return h\n    return f\n"
+    first, second = (compile(text, name, "exec").co_consts[0].co_consts[1]
+                     for name in ("<first>", "<second>"))
+    assert first == second and first is not second
+    bindings.mark_helpers(first, {"h"})
+    bindings.mark_helpers(second, {"h"})
+    del first
+    assert bindings.helper_names(second) == {"h"}
+
+
 def test_source_of_grad_is_the_second_order_code():
     text = pullback.source(grad(f_for_source, (0, 1)), 1.0, 2.0)
     assert "def f_for_source_fwd_fwd(a, b):" in text
