@@ -445,7 +445,7 @@ def _run_block(source, **values):
 ])
 def test_a_copy_is_read_as_what_it_copies_while_both_hold(source, expected):
     propagated = _copies_propagated(source)
-    assert propagated == expected
+    assert propagated == ast.unparse(ast.parse(expected))
     for flag in (True, False):
         assert _run_block(propagated, b=3, flag=flag) == _run_block(source, b=3, flag=flag)
 
