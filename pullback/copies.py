@@ -22,11 +22,9 @@ def propagate_copies(statements, copies=None):
     out = []
     for stmt in statements:
         if isinstance(stmt, nodes.If):
-            test = _substituted(stmt.test, copies)
-            body_copies, else_copies = dict(copies), dict(copies)
-            stmt = nodes.replaced(stmt, test=test,
-                                  body=propagate_copies(stmt.body, body_copies),
-                                  orelse=propagate_copies(stmt.orelse, else_copies))
+            stmt = nodes.replaced(stmt, test=_substituted(stmt.test, copies),
+                                  body=propagate_copies(stmt.body, dict(copies)),
+                                  orelse=propagate_copies(stmt.orelse, dict(copies)))
         elif isinstance(stmt, (nodes.For, nodes.While)):
             _forget(copies, nodes.stores(stmt))
             stmt = _substituted_loop(stmt, copies)

@@ -144,14 +144,15 @@ def _recursion_fixed_point(fn, param_kinds, key):
     assumption that did not hold is forgotten.
     """
     front = _front(fn)
-    first = found = _pipeline_assuming(fn, param_kinds, front, key, kinds.ANY)
+    first = _pipeline_assuming(fn, param_kinds, front, key, kinds.ANY)
+    if first.result_kind is kinds.ANY or not _calls_itself(first, key):
+        return first
+    assumed = first.result_kind
     for _ in range(_ROUNDS):
-        if found.result_kind is kinds.ANY or not _calls_itself(found, key):
-            return found
-        assumed = found.result_kind
         found = _pipeline_assuming(fn, param_kinds, front, key, assumed)
         if found.result_kind == assumed:
             return found
+        assumed = found.result_kind
     _forget_assumptions(key, first.result_kind)
     return first
 
