@@ -7,7 +7,7 @@ forms listed here and nothing more; `check_anf` verifies them.
 Atoms (A)::
 
     A ::= Name | Constant | R
-    R ::= a dotted reference rooted at a global or free name (np.pi)
+    R ::= a dotted reference rooted at a global or a helper's cell (np.pi)
 
 Statements, in a function body or an `if` branch::
 
@@ -111,6 +111,7 @@ def to_anf(tree, origin):
     """
     tree = nodes.clone(tree)
     counts = scopes.assignments(tree)
+    _count_updates(tree, counts)
     cells, defined = _mark_captured(tree, origin, counts)
     namer = Namer.for_tree(tree)
     body = flow.lower_exits(tree.body, namer)
@@ -126,6 +127,29 @@ def to_anf(tree, origin):
     _drop_unread_copies(tree)
     _capture_loop_state(tree, origin)
     return tree
+
+
+def _count_updates(tree, counts):
+    """Add to `counts` (the bindings of each name of FunctionDef `tree`) the updates
+    that ANF makes new versions of the function's own variables: `x[i] = v`,
+    `xs.append(v)`, `xs.extend(ys)`, `xs.pop()`. A variable a closure captures takes
+    its own name at its last version, so an earlier version must not have it."""
+    bound = {name for name, n in counts.items() if n} | set(_parameters(tree.args))
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if isinstance(node, scopes.SCOPES):
+            continue
+        updated = None
+        if isinstance(node, nodes.Subscript) and isinstance(node.ctx, nodes.Store):
+            updated = _root_name(node)
+        elif (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute)
+              and isinstance(node.func.value, nodes.Name)
+              and (node.func.attr in _UPDATES or node.func.attr == "pop")):
+            updated = node.func.value.id
+        if updated in bound:
+            counts[updated] += 1
+        pending.extend(nodes.iter_child_nodes(node))
 
 
 def _refuse_declarations(node, origin):
@@ -627,8 +651,15 @@ class _Normalizer:
         return nodes.name(self.versions.get(name.id, name.id))
 
     def is_reference(self, expr):
+        """Whether `expr` is a dotted name rooted at a global or at one of pullback's
+        helpers (`np.pi`), which does not change. A user's free variable is read like
+        a local: `y.a` of a record `y` is a field, with a cotangent."""
         path = nodes.dotted_path(expr)
-        return path is not None and path.split(".")[0] not in self.versions
+        if path is None:
+            return False
+        root = path.split(".")[0]
+        return root not in self.versions and (
+            root not in self.origin.cells or root in self.origin.helpers)
 
     def flatten(self, expr):
         """`expr` as one operation on atoms."""

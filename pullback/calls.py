@@ -22,7 +22,8 @@ def signature(fn):
     """`inspect.signature(fn)`, computed once per code object.
 
     Only the names and kinds of the parameters are used, which the code object
-    fixes; a function's defaults may differ from the cached signature's.
+    fixes; a function's defaults may differ from the cached signature's: read them
+    with `defaults`.
     """
     code = getattr(fn, "__code__", None)
     found = _SIGNATURES.get(code) if code is not None else None
@@ -30,6 +31,18 @@ def signature(fn):
         found = inspect.signature(fn, follow_wrapped=False)
         if code is not None:
             _SIGNATURES[code] = found
+    return found
+
+
+def defaults(fn):
+    """The default value of each parameter of Python function `fn` that has one, by
+    name: `fn`'s own, which functions sharing one code object (made by a factory) do
+    not share."""
+    code = fn.__code__
+    positional = code.co_varnames[:code.co_argcount]
+    values = fn.__defaults__ or ()
+    found = dict(zip(positional[len(positional) - len(values):], values))
+    found.update(fn.__kwdefaults__ or {})
     return found
 
 
@@ -55,6 +68,8 @@ def by_argument(signature, args, kwargs, cotangents):
       The cotangent of `fn`, then one per positional argument, then one per
       keyword argument in the order of `kwargs`.
     """
+    if cotangents is ZERO:
+        return zeros(1 + len(args) + len(kwargs))
     if is_plain_call(signature, args, kwargs):
         return tuple(cotangents)
     params = list(signature.parameters.values())
@@ -169,6 +184,8 @@ def join_cotangents(h, args, kwargs):
 
 def split_cotangents(cotangents, args, kwargs):
     """`(d_fn, d_args, d_kwargs)` from the result of `by_argument` for `f(*args, **kwargs)`."""
+    if cotangents is ZERO:
+        return (ZERO, ZERO, ZERO)
     positional = cotangents[1 : 1 + len(args)]
     keywords = cotangents[1 + len(args) :]
     return cotangents[0], repack(args, positional), dict(zip(kwargs, keywords))

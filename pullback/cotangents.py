@@ -56,6 +56,7 @@ class Zero:
 
     __mul__ = __rmul__ = __matmul__ = __rmatmul__ = __truediv__ = _absorb
     __neg__ = __pos__ = __getitem__ = get = _absorb
+    __iter__ = None  # not a container: `tuple(ZERO)` raises rather than never ending
     conj = conjugate = sum = mean = reshape = transpose = ravel = squeeze = _absorb
     swapaxes = cumsum = dot = diagonal = trace = flatten = _absorb
 

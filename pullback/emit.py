@@ -68,6 +68,10 @@ class _Renderer:
         self.source_map.append(lineno)
 
     def block(self, statements, indent, current=None):
+        """Print `statements` at `indent`; an empty block is `pass`, so the text always
+        compiles, whatever the passes before emptied."""
+        if not statements:
+            self.add("pass", indent, current)
         for stmt in statements:
             lineno = getattr(stmt, "lineno", None)
             if lineno is not None and lineno != current and not isinstance(stmt,
@@ -195,6 +199,7 @@ def _user_code(node, generated, filename):
     inner = node if isinstance(node, ast.FunctionDef) else ast.copy_location(
         ast.Return(value=node), node)
     factory.body[0].body = [inner]
+    ast.fix_missing_locations(factory)  # the expressions ANF wrote (defaults) have none
     code = _constant_code(_constant_code(compile(factory, filename, "exec"), "closure_factory"),
                           generated.co_name)
     if code.co_freevars != generated.co_freevars:

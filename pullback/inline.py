@@ -26,7 +26,7 @@ import functools
 import types
 
 from . import anf, custom, nodes, parse, rules, scopes
-from .calls import signature
+from .calls import defaults, signature
 from .errors import TransformError
 from .naming import Namer
 
@@ -120,12 +120,12 @@ class _Inliner:
         """The callee's statements for one call: parameters replaced by the arguments
         (or their defaults), the other variables renamed apart, the result assigned to
         `target`."""
-        replacements = {}
+        replacements, defaults_ = {}, defaults(fn)
         for param in signature(fn).parameters.values():
             if param.name in bound.arguments:
                 replacements[param.name] = bound.arguments[param.name]
-            elif isinstance(param.default, _ATOMS):
-                replacements[param.name] = nodes.constant(param.default)
+            elif isinstance(defaults_.get(param.name, _MISSING), _ATOMS):
+                replacements[param.name] = nodes.constant(defaults_[param.name])
             else:
                 return None
         body = nodes.clone(callee.body)

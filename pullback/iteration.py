@@ -42,7 +42,7 @@ def unzip(g, iterables):
 
 def rezip(h, g, iterables):
     """The transpose of `unzip`."""
-    if h is ZERO:
+    if h is ZERO or g is ZERO:
         return ZERO
     parts = [item_cotangents(hk, g, items) for hk, items in zip(h, iterables)]
     return [tuple(ZERO if part is ZERO else part[i] for part in parts) for i in range(len(g))]
@@ -58,7 +58,7 @@ def unreverse(g, items):
 
 def rereverse(h, g, items):
     """The transpose of `unreverse`."""
-    if h is ZERO:
+    if h is ZERO or g is ZERO:
         return ZERO
     return [h[len(items) - 1 - i] for i in range(len(g))]
 
@@ -75,7 +75,7 @@ def unitems(g, mapping, position):
 
 def reitems(h, g, mapping, position):
     """The transpose of `unitems`."""
-    if h is ZERO:
+    if h is ZERO or g is ZERO:
         return ZERO
     values = [h.get(k, ZERO) for k, _ in zip(mapping, g)]
     return values if position is None else [(ZERO, v) for v in values]

@@ -108,7 +108,7 @@ def unappend(g):
 
 def reappend(h, g):
     """The transpose of `unappend`."""
-    if h is ZERO:
+    if h is ZERO or g is ZERO:
         return ZERO
     rest = [ZERO] * (len(g) - 1) if h[0] is ZERO else list(h[0])
     return rest + [h[1]]

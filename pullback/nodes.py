@@ -7,6 +7,7 @@ absorbed in this file alone.
 
 import ast
 import collections
+import math
 
 import gast
 from gast import (  # noqa: F401  (re-exported node classes)
@@ -439,9 +440,11 @@ def to_ast(node):
     fields = node.__dict__
     if not fields and cls in _SHARED_AST:
         return _SHARED_AST[cls]
+    if cls is gast.Constant and _is_negative(fields["value"]):
+        return _negated(to_ast(replaced(node, value=-fields["value"])))
     found = _AST_CLASSES.get(cls)
     if found is None:
-        return gast.gast_to_ast(node)
+        return _NegativeConstants().visit(gast.gast_to_ast(node))
     ast_class, names = found
     converted = {}
     for name in names:
@@ -456,6 +459,30 @@ def to_ast(node):
     new = _NEW(ast_class)
     new.__dict__ = converted
     return new
+
+
+def _is_negative(value):
+    """Whether `value` is a real number with its sign bit set (`-0.0` and `-inf` too)."""
+    return (type(value) in (int, float) and math.copysign(1.0, value) < 0
+            and not math.isnan(value))
+
+
+def _negated(operand):
+    """The ast of `-operand`. A negative number is printed this way, so that
+    `ast.unparse` parenthesises it where precedence needs it: `(-0.5) ** 2`, not
+    `-0.5 ** 2`, which is `-(0.5 ** 2)`."""
+    new = _NEW(ast.UnaryOp)
+    new.__dict__ = {"op": ast.USub(), "operand": operand}
+    return ast.copy_location(new, operand)
+
+
+class _NegativeConstants(ast.NodeTransformer):
+    """Negative numbers as `-number` in ast trees that gast converted (see `_negated`)."""
+
+    def visit_Constant(self, node):
+        if _is_negative(node.value):
+            return _negated(ast.copy_location(ast.Constant(-node.value), node))
+        return node
 
 
 def from_ast(node):

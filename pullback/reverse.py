@@ -233,7 +233,27 @@ class _Reverse:
             elif op is not None:
                 ops.append(op)
         _group_closures(ops)
+        self.check_groups_complete(statements, ops)
         return forward, ops
+
+    def check_groups_complete(self, statements, ops):
+        """Refuse a read of a closure of a recursive group before the group's last
+        definition: its cotangent would come after `unroll` gave the group's to the
+        variables they read (see `_group_closures`)."""
+        for op in ops:
+            if not (isinstance(op, Closure) and op.group):
+                continue
+            members = {member.target for member in op.group}
+            positions = [i for i, stmt in enumerate(statements) if _defined(stmt) in members]
+            for stmt in statements[positions[0] + 1 : positions[-1]]:
+                early = sorted(nodes.reads(stmt) & members) if _defined(stmt) not in members \
+                    else []
+                if early:
+                    raise TransformError(
+                        f"{early[0]} is used here before {op.target}, which it calls, is "
+                        f"defined: define the functions that call one another together, "
+                        f"before using any of them",
+                        self.origin.filename, nodes.lineno_of(stmt), "mutual recursion")
 
     def forward_statement(self, stmt):
         if isinstance(stmt, nodes.If):
@@ -1102,23 +1122,41 @@ def _repeats(kind_of, operands):
 
 
 def _group_closures(ops):
-    """Mark closures that read one another (directly or not) as one group, handled
-    by the last of them: the first the pullback meets, so that the variables they
-    read get their cotangents before the pullback passes their assignments."""
+    """Mark closures that call one another (a cycle of reads, as in recursion) as one
+    group, handled by the last of them: the first the pullback meets, so that the
+    variables they read get their cotangents before the pullback passes their
+    assignments. A closure that only reads others is not grouped: its ρ at its own
+    definition, which the pullback meets after every use of it, adds its cotangent to
+    theirs before they are met in turn."""
     closures = {op.target: op for op in ops if isinstance(op, Closure)}
-    group_of = {name: {name} for name in closures}
+    reads = {name: {var for var in op.captured if var in closures}
+             for name, op in closures.items()}
+    reaching = {name: _reachable(name, reads) for name in closures}
     for op in closures.values():
-        for var in op.captured:
-            if var in closures and group_of[var] is not group_of[op.target]:
-                merged = group_of[var] | group_of[op.target]
-                for name in merged:
-                    group_of[name] = merged
-    for op in closures.values():
-        members = group_of[op.target]
-        recursive = len(members) > 1 or op.target in op.captured
-        if recursive:
+        members = {other for other in reaching[op.target] if op.target in reaching[other]}
+        if members:
             ordered = [other for other in closures.values() if other.target in members]
             op.group = ordered if op is ordered[-1] else []
+
+
+def _defined(stmt):
+    """The closure `stmt` defines (`def g` or `g = lambda ...`), else None."""
+    if isinstance(stmt, nodes.FunctionDef):
+        return stmt.name
+    if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Lambda):
+        return stmt.targets[0].id
+    return None
+
+
+def _reachable(start, edges):
+    """The nodes reachable from `start` by one or more `edges` (a dict of sets)."""
+    found, pending = set(), list(edges[start])
+    while pending:
+        node = pending.pop()
+        if node not in found:
+            found.add(node)
+            pending.extend(edges[node])
+    return found
 
 
 def _loaded(node):

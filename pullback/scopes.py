@@ -14,7 +14,7 @@ import types
 
 from . import emit, nodes
 
-_SCOPES = (nodes.FunctionDef, nodes.Lambda)
+SCOPES = (nodes.FunctionDef, nodes.Lambda)
 
 
 def nested_functions(tree):
@@ -39,7 +39,7 @@ def user_functions(tree):
 
 
 def _collect_nested(node, found):
-    if isinstance(node, _SCOPES):
+    if isinstance(node, SCOPES):
         found.append(node)
         for part in _evaluated_outside(node):
             _collect_nested(part, found)
@@ -121,7 +121,7 @@ def assignments(tree):
 def _count_bindings(node, counts):
     if isinstance(node, nodes.FunctionDef):
         counts[node.name] += 1
-    if isinstance(node, _SCOPES):
+    if isinstance(node, SCOPES):
         for part in _evaluated_outside(node):
             _count_bindings(part, counts)
         return

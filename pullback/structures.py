@@ -48,6 +48,8 @@ def unindex_all(gs, x, indices):
     into it and the others added into it in place, or, when the parts tile the
     array (`_tile`), each written into an empty one. Its transpose is `indexed_all`.
     """
+    if gs is ZERO:
+        return ZERO
     if type(x) is np.ndarray and x.size >= _TILED and type(gs) is tuple and _tile(
             gs, x, indices):
         total = np.empty_like(x)
@@ -78,6 +80,8 @@ def unindex_tiles(gs, x, indices, axis):
     exactly when each has its slice's (a part broadcast to its slice is shorter).
     Parts that do not join (`ZERO`, floats, other shapes) are scattered by `unindex_all`.
     """
+    if gs is ZERO:
+        return ZERO
     slices = [index[axis] for index in indices] if axis else indices
     shape = x.shape if type(x) is np.ndarray else np.shape(x)
     at, size = 0, shape[axis]
@@ -181,6 +185,8 @@ _BASIC = (int, np.integer, slice)
 
 def repack(x, items):
     """The cotangent of `x` from the cotangents of `items` unpacked from it (`a, b = x`)."""
+    if items is ZERO:
+        return ZERO
     if isinstance(x, list):
         return list(items)
     if isinstance(x, np.ndarray):
