@@ -136,16 +136,20 @@ class Aliases:
 
     def update(self, update, new, stored=(), exempt=()):
         """`new` is `update.name` updated in place, now also holding `stored`; the
-        variables `exempt` are about to be replaced with their updated values."""
+        variables `exempt` are about to be replaced with their updated values. With
+        `new` None the updated value keeps its name (a function called with it
+        updates its parameter), and reading that name afterwards sees the update."""
         changed = self.own.get(update.name, set())
+        kept = () if new is None else (update.name, new)
         update.affected = sorted(name for name in self.own
                                  if self.memory(name) & changed
-                                 and name not in (update.name, new, *exempt))
+                                 and name not in (*kept, *exempt))
         update.position = self.position
         self.updates.append(update)
         self.changed |= changed
-        self._set(new, changed, self.held.get(update.name, set()) | set().union(
-            *map(self.memory, stored)))
+        if new is not None:
+            self._set(new, changed, self.held.get(update.name, set()) | set().union(
+                *map(self.memory, stored)))
 
     def updated(self, names):
         """The variables among `names` whose own memory an update changed."""

@@ -35,7 +35,7 @@ def forward(fn, *args, **kwargs):
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))
     kinds = transform.param_kinds(target, args, kwargs)
-    value, pullback = transform.forward_function(target, kinds)(*args, **kwargs)
+    value, pullback = transform.forward_function(target, kinds, True)(*args, **kwargs)
     return value, argument_pullback(target, args, kwargs, pullback)
 
 

@@ -167,30 +167,35 @@ def compile_forward(tree, origin, free_names, filename, header, checker=None):
     module = compile(text, filename, "exec")
     code = _constant_code(_constant_code(module, f"{tree.name}_factory"), tree.name)
     by_line = {index + _FIRST_LINE: node for index, node in closures.items()}
-    code = _with_user_closures(code, by_line, origin.filename)
+    code = _with_user_closures(code, by_line, origin)
     source_map = [None, None] + source_map
     debugging.record(filename, origin, source_map)
     return code, "\n".join(lines) + "\n", source_map
 
 
-def _with_user_closures(code, by_line, filename):
+def _with_user_closures(code, by_line, origin):
     """`code` with the code of each user closure in it (at any depth) replaced by
     `_user_code`; `by_line` maps generated line numbers to their nodes."""
-    consts = []
-    for const in code.co_consts:
+    consts = list(code.co_consts)
+    for i, const in enumerate(consts):
         if isinstance(const, types.CodeType) and const.co_firstlineno in by_line:
-            const = _user_code(by_line[const.co_firstlineno], const, filename)
+            qualname = f"{origin.name}.<locals>.{const.co_name}"
+            consts[i] = _user_code(by_line[const.co_firstlineno], const, origin.filename,
+                                   qualname)
+            after = consts[i + 1] if i + 1 < len(consts) else None
+            if isinstance(after, str) and after.endswith(f".<locals>.{const.co_name}"):
+                consts[i + 1] = qualname  # the name MAKE_FUNCTION gives it (Python 3.10)
         elif isinstance(const, types.CodeType):
-            const = _with_user_closures(const, by_line, filename)
-        consts.append(const)
+            consts[i] = _with_user_closures(const, by_line, origin)
     return code.replace(co_consts=tuple(consts))
 
 
 _FIRST_LINE = 3  # the header comment and the factory come first
 
 
-def _user_code(node, generated, filename):
-    """The code of a user's nested function, compiled from its own lines and file.
+def _user_code(node, generated, filename, qualname):
+    """The code of a user's nested function, compiled from its own lines and file,
+    named `qualname` as Python names it (`f.<locals>.g`).
 
     `generated` is the code compiled from the generated text; both read the
     same closure cells.
@@ -205,6 +210,24 @@ def _user_code(node, generated, filename):
     if code.co_freevars != generated.co_freevars:
         raise AssertionError(f"{generated.co_name}: closure variables {code.co_freevars} "
                              f"differ from {generated.co_freevars}")
+    return _requalified(code, f"closure_factory.<locals>.{generated.co_name}", qualname)
+
+
+def _requalified(code, old, new):
+    """`code` with the qualified names `old...` of it and of the functions nested in it
+    written `new...`: `co_qualname` from Python 3.11, before it the constants that
+    `MAKE_FUNCTION` reads."""
+    consts = []
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            const = _requalified(const, old, new)
+        elif isinstance(const, str) and (const == old or const.startswith(old + ".")):
+            const = new + const[len(old):]
+        consts.append(const)
+    code = code.replace(co_consts=tuple(consts))
+    qualname = getattr(code, "co_qualname", None)
+    if qualname is not None and (qualname == old or qualname.startswith(old + ".")):
+        code = code.replace(co_qualname=new + qualname[len(old):])
     return code
 
 

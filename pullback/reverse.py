@@ -84,11 +84,13 @@ class Callee:
       cell: the closure cell that holds (or will hold) its forward function.
       name: the name generated code should preferably give it (`g_fwd`).
       result_kind: the kind of its result.
+      updated: its parameters it updates in place.
     """
 
     cell: object
     name: str
     result_kind: object
+    updated: tuple = ()
 
 
 # -- operations recorded by the forward pass -----------------------------------
@@ -194,6 +196,7 @@ class _Reverse:
         self.aliases = aliases.Aliases(self.params + self.freevars, [
             name for name, kind in self.kinds.items() if kind.shape == "array"])
         self.exits = []  # the state each exit of a loop body returns
+        self.call_updates = []  # updates of the arguments of the call being read
         self.loop_reads = {}  # loop body -> the variables it reads
         self.known = {}  # a test's variable -> its value, when the kinds decide it
         self.place = None  # (the statements of the block being read, the position in it)
@@ -543,8 +546,9 @@ class _Reverse:
         """A loop without differentiable values runs as it is, with `loops.iterate`."""
         if any(hasattr(node, "updates") for node in nodes.walk(body)):
             param_kinds = {p: kinds.CONST for p in _parameter_names(body.args) + body.captured}
-            _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer, self.bindings,
-                     self.calls, body.captured).run(body.name)  # to check its updates
+            checked = _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer,
+                               self.bindings, self.calls, body.captured).run(body.name)
+            self.track_loop(target, body, value.args[2:], checked.updated)
         for node in [value] + list(nodes.walk(body)):
             helper = getattr(node, "helper", None)
             if helper is not None:
@@ -606,7 +610,21 @@ class _Reverse:
         call = nodes.call(nodes.name(forward_name), value.args, value.keywords)
         stmt = nodes.unpack([target, pullback], call, self.lineno)
         self.kinds[target] = callee.result_kind
+        self.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
         return [stmt], Call(target, pullback, [None] + arguments, self.lineno)
+
+    def track_call_updates(self, fn, arguments, updated):
+        """A call of `fn` that updates its parameters `updated` in place updates the
+        arguments passed for them, which keep their names: `track` applies these
+        updates after the call's reads."""
+        for param in updated:
+            arg = arguments.get(param)
+            if isinstance(arg, nodes.Name):
+                var = _user_name(arg.id)
+                self.call_updates.append(aliases.Update(
+                    arg.id, var, self.lineno, f"calling {fn.__qualname__}",
+                    f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
+                    f"{fn.__qualname__} update a copy of {param}."))
 
     def custom_call(self, target, fn, value):
         """`y, y_pb = custom_forward(f_fwd, f_bwd, ...)` for a function with a
@@ -721,6 +739,9 @@ class _Reverse:
         loaded = _loaded(stmt)
         memory.read(loaded + [v for n in loaded for v in self.loop_reads.get(n, [])],
                     self.lineno)
+        for update in self.call_updates:
+            memory.update(update, None)
+        self.call_updates.clear()
         if isinstance(stmt, nodes.FunctionDef):
             memory.unknown(stmt.name, stmt.captured)
         if not isinstance(stmt, nodes.Assign):
@@ -789,11 +810,12 @@ class _Reverse:
         """Refuse an update in place that a variable read afterwards would see, and,
         in a loop body, one of a value the loop also keeps elsewhere in its state."""
         for update, name, lineno in self.aliases.conflicts():
+            reader = _user_name(name)
+            shared = "" if reader == update.var else ", which shares its memory,"
             raise TransformError(
-                f"{update.what} updates {update.var} in place, and "
-                f"{_user_name(name)}, which shares its memory, is read at line {lineno}: "
-                f"Python would see the change there. {update.remedy}",
-                self.origin.filename, update.lineno, "update in place")
+                f"{update.what} updates {update.var} in place, and {reader}{shared} is "
+                f"read at line {lineno}: Python would see the change there. "
+                f"{update.remedy}", self.origin.filename, update.lineno, "update in place")
         if not getattr(self.tree, "loop", False):
             return
         for param in self.aliases.updated(self.params[1:]):

@@ -38,6 +38,7 @@ from . import (
 )
 from .bindings import Bindings, helper_names, mark_helpers
 from .config import current as current_settings
+from .errors import TransformError
 from .naming import Namer
 
 _DERIVATIVES = {}
@@ -69,6 +70,8 @@ class Derivative:
       callees: the `(function, kinds, kinds' cache key, result kind)` of the Python
         functions it calls, the result kind being the one its code was compiled for.
       kinds: the kind of every variable of the function.
+      updated: the parameters it updates in place (as Python runs it), which are
+        updates of the arguments of a call.
       checked: the epoch in which `refresh` last found it current.
     """
 
@@ -85,6 +88,7 @@ class Derivative:
     globals_used: dict
     callees: list
     kinds: dict
+    updated: tuple = ()
     checked: int = -1
 
     def build(self, fn):
@@ -141,16 +145,22 @@ def _recursion_fixed_point(fn, param_kinds, key):
     assumption returns, until the two agree; the code is then correct by induction
     on the depth of the recursion. If they do not agree within `_ROUNDS` more runs,
     the code compiled for `ANY` is kept, and whatever was compiled meanwhile for an
-    assumption that did not hold is forgotten.
+    assumption that did not hold is forgotten. The parameters a call of itself
+    updates in place are assumed the same way, from none: they only grow, so the
+    first runs repeat until they settle.
     """
     front = _front(fn)
-    first = _pipeline_assuming(fn, param_kinds, front, key, kinds.ANY)
+    updated = ()
+    first = _pipeline_assuming(fn, param_kinds, front, key, (kinds.ANY, updated))
+    while first.updated != updated and _calls_itself(first, key):
+        updated = first.updated
+        first = _pipeline_assuming(fn, param_kinds, front, key, (kinds.ANY, updated))
     if first.result_kind is kinds.ANY or not _calls_itself(first, key):
         return first
     assumed = first.result_kind
     for _ in range(_ROUNDS):
-        found = _pipeline_assuming(fn, param_kinds, front, key, assumed)
-        if found.result_kind == assumed:
+        found = _pipeline_assuming(fn, param_kinds, front, key, (assumed, updated))
+        if found.result_kind == assumed and found.updated == updated:
             return found
         assumed = found.result_kind
     _forget_assumptions(key, first.result_kind)
@@ -158,8 +168,8 @@ def _recursion_fixed_point(fn, param_kinds, key):
 
 
 def _pipeline_assuming(fn, param_kinds, front, key, assumed):
-    """The pipeline run on `fn` from its `_front`, its calls of itself returning kind
-    `assumed`."""
+    """The pipeline run on `fn` from its `_front`, its calls of itself assumed to return
+    a value of a kind and to update parameters in place: `assumed`, the pair."""
     _IN_PROGRESS[key] = assumed
     try:
         return _run_pipeline(fn, param_kinds, front)
@@ -181,20 +191,38 @@ def _forget_assumptions(key, result_kind):
             del _DERIVATIVES[found_key]
 
 
-def forward_function(fn, param_kinds):
+def forward_function(fn, param_kinds, through_value=False):
     """`fn`'s forward function for parameters of kinds `param_kinds` (cached); for a
-    function with a hand-written derivative, the forward that runs it."""
+    function with a hand-written derivative, the forward that runs it.
+
+    With `through_value`, `fn` is called through a value (`dispatch.forward`), and a
+    function updating a parameter in place is refused: its caller was transformed
+    without knowing that the argument changes (see `refuse_updates`)."""
     if custom.vjp_of(fn) is not None:
         return custom.forward_of(fn)
     kinds_key = _key(param_kinds)
     entry = _FORWARDS.get(fn, {}).get(kinds_key) if isinstance(
         fn, types.FunctionType) else None
-    if entry is not None and entry.derivative is not None and (
-            entry.derivative.checked == _EPOCH[0]):
-        return entry.cell.cell_contents
-    fn = parse.python_function(fn)
-    _refresh(fn, param_kinds, kinds_key, set())
-    return _forward_cell(fn, param_kinds, kinds_key).cell_contents
+    if entry is None or entry.derivative is None or entry.derivative.checked != _EPOCH[0]:
+        fn = parse.python_function(fn)
+        _refresh(fn, param_kinds, kinds_key, set())
+        _forward_cell(fn, param_kinds, kinds_key)
+        entry = _FORWARDS[fn][kinds_key]
+    if through_value and entry.derivative is not None and entry.derivative.updated:
+        refuse_updates(fn, entry.derivative.updated)
+    return entry.cell.cell_contents
+
+
+def refuse_updates(fn, updated):
+    """Raise for function `fn`, called through a value, which updates its parameters
+    `updated` in place: whether the caller reads the argument afterwards, and would
+    see the change, is not known where the call is transformed."""
+    param = updated[0]
+    raise TransformError(
+        f"{fn.__qualname__} updates its parameter {param} in place, and it is called "
+        f"through a value, so pullback cannot tell whether the caller reads the argument "
+        f"again: make {fn.__qualname__} update a copy ({param} = {param}.copy())",
+        fn.__code__.co_filename, fn.__code__.co_firstlineno, "update in place")
 
 
 def new_epoch():
@@ -272,9 +300,10 @@ class _Calls:
         cell = _forward_cell(fn, param_kinds, kinds_key)
         found = _DERIVATIVES.get(key)
         assumed = _IN_PROGRESS.get(key)
-        result_kind = found.result_kind if assumed is None else assumed
+        result_kind, updated = (found.result_kind, found.updated) if assumed is None else (
+            assumed)
         self.callees.append((fn, param_kinds, kinds_key, result_kind))
-        return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind)
+        return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind, updated)
 
 
 def _front(fn):
@@ -311,7 +340,8 @@ def _run_pipeline(fn, param_kinds, front):
     mark_helpers(code, set(bindings.cells) | origin.helpers)
     return Derivative(origin, normal, raw, optimized, text, code, cells,
                       result.result_kind, filename, source_map,
-                      {**result.globals_used, **inlined_globals}, calls.callees, result.kinds)
+                      {**result.globals_used, **inlined_globals}, calls.callees, result.kinds,
+                      tuple(result.updated))
 
 
 def _unoptimized_tree(fn, name, normal, origin, param_kinds, cell):

@@ -283,7 +283,7 @@ def place_(z, h, values, positions):
 
 
 @adjoint(transform.forward_function)
-def forward_function(z, fn, param_kinds):
+def forward_function(z, fn, param_kinds, through_value=False):
     d[fn] = restrict_environment(d[z], z, fn)
 
 

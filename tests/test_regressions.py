@@ -286,3 +286,75 @@ def test_a_recursive_closure_used_before_its_group_is_defined_is_refused():
     with pytest.raises(TransformError, match="even is used here before odd") as error:
         pullback.grad(recursion_used_before_it_is_complete, argnums=(0, 1))(1.5, 0.7)
     assert error.value.lineno == recursion_used_before_it_is_complete.__code__.co_firstlineno + 4
+
+
+# -- updates in place that another name would see ------------------------------------
+
+
+def alias_updated_in_a_loop(x):
+    c = np.ones(2)
+    d = c
+    for _ in range(2):
+        d /= 2.0
+    return np.sum(c * x)
+
+
+def halve(a):
+    a /= 2.0
+    return np.sum(a)
+
+
+def argument_updated_by_a_call(x):
+    c = np.ones(2) * x
+    s = halve(c)
+    return np.sum(c * x) + s
+
+
+def argument_updated_by_a_closure(x):
+    c = np.ones(2) * x
+    g = lambda a: halve(a)
+    s = g(c)
+    return np.sum(c * x) + s
+
+
+def argument_updated_by_a_call_and_not_read_again(x):
+    c = np.ones(2) * x
+    return halve(c) * np.sum(x)
+
+
+@pytest.mark.parametrize("fn, line, message", [
+    (alias_updated_in_a_loop, 3, "the loop updates d in place, and c, which shares its memory, "
+                                 "is read at line {5}"),
+    (argument_updated_by_a_call, 2, "calling halve updates c in place, and c is read at line {3}"),
+    (argument_updated_by_a_closure, None,
+     "argument_updated_by_a_closure.<locals>.<lambda> updates its parameter a in place"),
+])
+def test_an_update_another_name_would_see_is_refused(fn, line, message):
+    first = fn.__code__.co_firstlineno
+    message = message.replace("{5}", str(first + 5)).replace("{3}", str(first + 3))
+    with pytest.raises(TransformError, match=message) as error:
+        pullback.grad(fn)(np.array([1.0, 2.0]))
+    if line is not None:
+        assert error.value.lineno == first + line
+
+
+def test_an_argument_updated_by_a_call_and_not_read_again():
+    x = np.array([1.0, 2.0])
+    out, grad = pullback.value_and_grad(argument_updated_by_a_call_and_not_read_again)(x)
+    assert out == pytest.approx(argument_updated_by_a_call_and_not_read_again(x.copy()))
+    assert grad == pytest.approx(np.full(2, np.sum(x)))
+    check_grads(argument_updated_by_a_call_and_not_read_again, (x,), order=2)
+
+
+def make_closures(x):
+    def g(t):
+        return t * x
+
+    return g, lambda t: t * x
+
+
+def test_a_closure_made_by_generated_code_has_the_users_qualified_name():
+    (g, h), _ = pullback.vjp(make_closures, 1.5)
+    assert (g.__qualname__, h.__qualname__) == (
+        "make_closures.<locals>.g", "make_closures.<locals>.<lambda>")
+    assert (g(2.0), h(2.0)) == (3.0, 3.0)
