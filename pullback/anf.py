@@ -126,6 +126,7 @@ def to_anf(tree, origin):
         _rename(tree.body, old, new)
     _drop_unread_copies(tree)
     _capture_loop_state(tree, origin)
+    check_anf(tree)
     return tree
 
 
@@ -380,9 +381,16 @@ class _Normalizer:
         orelse = self.block(stmt.orelse)
         after_else = self.versions
         self.depth -= 1
-        self.versions = _join(before, after_body, body, after_else, orelse)
+        self.versions = _join(*(self.renamed(v) for v in (before, after_body)), body,
+                              self.renamed(after_else), orelse)
         self.lineno = lineno
         self.emit(nodes.if_(test, body, orelse))
+
+    def renamed(self, versions):
+        """`versions` with the names a captured variable's version will take (`renames`):
+        a branch that captures it has the variable's own name, the other the version
+        that becomes it, and they need no join."""
+        return {var: self.renames.get(name, name) for var, name in versions.items()}
 
     def stmt_For(self, stmt):
         self.loop(stmt, self.atom(stmt.iter), stmt.target)
@@ -1068,17 +1076,43 @@ def _rename(branch, old, new):
 
 
 def check_anf(tree):
-    """Raise TransformError unless FunctionDef `tree` has only the forms above."""
+    """Raise AssertionError unless FunctionDef `tree` has only the forms above, each
+    local assigned once on any path: a broken contract is a bug of pullback's."""
     _check_block(tree.body, top=True)
     if not tree.body or not isinstance(tree.body[-1], nodes.Return):
-        raise TransformError("ANF: the body must end with its only return")
+        raise AssertionError("ANF: the body must end with its only return")
+    _check_single_assignment(tree.body, set(_parameters(tree.args)))
+
+
+def _check_single_assignment(statements, assigned):
+    """Raise AssertionError if a name is assigned twice on one path through
+    `statements` (`assigned`: the names bound before them, updated)."""
+    for stmt in statements:
+        if isinstance(stmt, nodes.If):
+            body, orelse = set(assigned), set(assigned)
+            _check_single_assignment(stmt.body, body)
+            _check_single_assignment(stmt.orelse, orelse)
+            assigned |= body | orelse
+            continue
+        if isinstance(stmt, nodes.FunctionDef):
+            bound = [stmt.name]
+        elif isinstance(stmt, nodes.Assign):
+            target = stmt.targets[0]
+            bound = [t.id for t in target.elts] if isinstance(target, nodes.Tuple) else [
+                target.id]
+        else:
+            continue
+        for name in bound:
+            if name in assigned and name != "_":
+                raise AssertionError(f"ANF: {name} assigned again, line {stmt.lineno}")
+            assigned.add(name)
 
 
 def _check_block(body, top=False):
     for i, stmt in enumerate(body):
         if isinstance(stmt, nodes.Return):
             if not (top and i == len(body) - 1):
-                raise TransformError(f"ANF: return before the end, line {stmt.lineno}")
+                raise AssertionError(f"ANF: return before the end, line {stmt.lineno}")
             _require_atom(stmt.value)
         elif isinstance(stmt, nodes.Assign):
             _check_assign(stmt)
@@ -1100,19 +1134,19 @@ def _check_block(body, top=False):
             if getattr(stmt, "loop", False):
                 check_anf(stmt)
         else:
-            raise TransformError(f"ANF: unexpected statement {type(stmt).__name__}")
+            raise AssertionError(f"ANF: unexpected statement {type(stmt).__name__}")
 
 
 def _check_assign(stmt):
     if len(stmt.targets) != 1:
-        raise TransformError("ANF: one target per assignment")
+        raise AssertionError("ANF: one target per assignment")
     target = stmt.targets[0]
     if isinstance(target, nodes.Tuple):
         if not all(isinstance(t, nodes.Name) for t in target.elts):
-            raise TransformError("ANF: unpacking targets must be names")
+            raise AssertionError("ANF: unpacking targets must be names")
         _require_atom(stmt.value)
     elif not isinstance(target, nodes.Name):
-        raise TransformError("ANF: assignment targets must be names")
+        raise AssertionError("ANF: assignment targets must be names")
     elif not _is_atom_or_reference(stmt.value):
         _check_operation(stmt.value)
 
@@ -1123,18 +1157,18 @@ def _check_operation(value, calls_only=False):
         if isinstance(func, nodes.Attribute) and nodes.dotted_path(func) is None:
             _require_atom(func.value)
         elif not _is_atom_or_reference(func):
-            raise TransformError("ANF: a callee must be an atom or a method of one")
+            raise AssertionError("ANF: a callee must be an atom or a method of one")
         _require_atoms(_unstarred(value.args) + [k.value for k in value.keywords])
         return
     if calls_only:
-        raise TransformError("ANF: expression statements must be calls")
+        raise AssertionError("ANF: expression statements must be calls")
     if isinstance(value, nodes.BinOp):
         _require_atoms([value.left, value.right])
     elif isinstance(value, nodes.UnaryOp):
         _require_atom(value.operand)
     elif isinstance(value, nodes.Compare):
         if len(value.ops) != 1:
-            raise TransformError("ANF: one comparison operator")
+            raise AssertionError("ANF: one comparison operator")
         _require_atoms([value.left] + value.comparators)
     elif isinstance(value, nodes.Attribute):
         _require_atom(value.value)
@@ -1150,14 +1184,14 @@ def _check_operation(value, calls_only=False):
     elif isinstance(value, nodes.JoinedStr):
         _require_atoms([v.value for v in value.values if isinstance(v, nodes.FormattedValue)])
     else:
-        raise TransformError(f"ANF: unexpected operation {type(value).__name__}")
+        raise AssertionError(f"ANF: unexpected operation {type(value).__name__}")
 
 
 def _check_closure(node):
     args = node.args
     _require_atoms(args.defaults + [d for d in args.kw_defaults if d is not None])
     if not hasattr(node, "captured"):
-        raise TransformError("ANF: a nested function without its captured names")
+        raise AssertionError("ANF: a nested function without its captured names")
 
 
 def _unstarred(values):
@@ -1181,7 +1215,7 @@ def _require_atoms(values):
 
 def _require_atom(value):
     if not _is_atom_or_reference(value):
-        raise TransformError(f"ANF: expected an atom, got {type(value).__name__}")
+        raise AssertionError(f"ANF: expected an atom, got {type(value).__name__}")
 
 
 def _is_atom_or_reference(value):

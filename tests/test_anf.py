@@ -9,7 +9,6 @@ import pullback
 import test_calls
 import test_primitives
 from pullback import anf, parse
-from pullback.errors import TransformError
 
 
 def normalise(fn):
@@ -176,7 +175,22 @@ def test_single_assignment():
     assert len(assigned) == len(set(assigned))
 
 
+def assigned_twice_on_one_path(x, c):
+    if c:
+        y = x
+    else:
+        y = -x
+    y = y * 2.0
+    return y
+
+
+def test_the_validator_rejects_a_second_assignment_on_one_path():
+    tree, _ = parse.parse_function(assigned_twice_on_one_path)
+    with pytest.raises(AssertionError, match="y assigned again"):
+        anf.check_anf(tree)
+
+
 def test_the_validator_rejects_nested_expressions():
     tree, _ = parse.parse_function(example)
-    with pytest.raises(TransformError, match="expected an atom"):
+    with pytest.raises(AssertionError, match="expected an atom"):
         anf.check_anf(tree)

@@ -158,6 +158,19 @@ def default_read_from_a_local(x):
     return x * 2.0
 
 
+def for_else_break_then_a_branch_with_a_while(x, z):
+    for _ in range(1):
+        break
+    else:
+        x = z
+    if z < 4.0:
+        x = np.cos(x)
+    else:
+        while z < 4.0:
+            s = x + sum([0.5 for t in range(2)])  # noqa: F841
+    return x
+
+
 # -- derivatives of helpers given a symbolic zero -----------------------------------
 
 
@@ -203,6 +216,9 @@ CASES = {
     "default_read_from_a_local": (default_read_from_a_local, (1.5,), 3.0, (2.0,)),
     "reversed_list_with_an_early_return": (reversed_list_with_an_early_return, (1.5,),
                                            2.25, (3.0,)),
+    "for_else_break_then_a_branch_with_a_while": (
+        for_else_break_then_a_branch_with_a_while, (-1.4412, -0.9801), np.cos(-1.4412),
+        (float(-np.sin(-1.4412)), 0.0)),
 }
 
 
@@ -223,6 +239,12 @@ def test_value_and_gradient(name):
 def test_second_order(name):
     fn, args, _, _ = CASES[name]
     check_grads(fn, args, order=2)
+
+
+def test_the_second_derivative_after_a_for_else():
+    x, z = -1.4412, -0.9801
+    hessian = pullback.hessian(for_else_break_then_a_branch_with_a_while)(x, z)
+    assert hessian == pytest.approx(-np.cos(x))
 
 
 def test_the_second_derivative_after_a_reversed_list():
