@@ -446,8 +446,8 @@ class _Normalizer:
     def stmt_FunctionDef(self, stmt):
         if stmt.decorator_list:
             raise unsupported("a decorated nested function", stmt, self.origin, "not yet")
-        if self.counts[stmt.name] > 1:
-            raise unsupported(f"defining {stmt.name} more than once in a function", stmt,
+        if stmt.name in self.versions:  # assigned before on this path
+            raise unsupported(f"defining {stmt.name} again after it was assigned", stmt,
                               self.origin)
         self.closure_defaults(stmt.args)
         stmt.returns = None

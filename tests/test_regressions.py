@@ -171,6 +171,27 @@ def for_else_break_then_a_branch_with_a_while(x, z):
     return x
 
 
+def def_after_an_if_that_may_return(x):
+    if x > 0.0:  # noqa: SIM102 (the body may return: the rest is copied into both branches)
+        if x > 1.0:
+            return x
+
+    def unused(q):
+        return q * x
+
+    return x * 2.0
+
+
+def def_in_both_branches(x):
+    if x > 0.0:
+        def g(t):
+            return t * x
+    else:
+        def g(t):
+            return t * x * 2.0
+    return g(3.0)
+
+
 # -- derivatives of helpers given a symbolic zero -----------------------------------
 
 
@@ -216,6 +237,10 @@ CASES = {
     "default_read_from_a_local": (default_read_from_a_local, (1.5,), 3.0, (2.0,)),
     "reversed_list_with_an_early_return": (reversed_list_with_an_early_return, (1.5,),
                                            2.25, (3.0,)),
+    "def_after_an_if_that_may_return": (def_after_an_if_that_may_return, (0.5,), 1.0, (2.0,)),
+    "def_after_an_if_that_returns": (def_after_an_if_that_may_return, (1.5,), 1.5, (1.0,)),
+    "def_in_both_branches": (def_in_both_branches, (1.5,), 4.5, (3.0,)),
+    "def_in_the_other_branch": (def_in_both_branches, (-1.5,), -9.0, (6.0,)),
     "for_else_break_then_a_branch_with_a_while": (
         for_else_break_then_a_branch_with_a_while, (-1.4412, -0.9801), np.cos(-1.4412),
         (float(-np.sin(-1.4412)), 0.0)),
@@ -302,6 +327,22 @@ def recursion_used_before_it_is_complete(x, w):
         return v if n == 0 else even(n - 1, v * w)
 
     return early + even(1, 1.0)
+
+
+def defined_twice(x):
+    def g(t):
+        return t
+
+    def g(t):  # noqa: F811
+        return t * x
+
+    return g(x)
+
+
+def test_a_function_defined_twice_on_one_path_is_refused():
+    with pytest.raises(TransformError, match="defining g again after it was assigned") as error:
+        pullback.grad(defined_twice)(1.5)
+    assert error.value.lineno == defined_twice.__code__.co_firstlineno + 4
 
 
 def test_a_recursive_closure_used_before_its_group_is_defined_is_refused():
