@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from . import collector
-from .errors import NaNError
+from .errors import NaNError, TransformError, in_library, into_library
 
 _MAPS = {}
 _NOTE_PREFIX = "pullback: "
@@ -84,9 +84,50 @@ def run_generated(fn, *args, **kwargs):
     try:
         with collector.paused():
             return fn(*args, **kwargs)
+    except TransformError as error:
+        moved = in_user_code(error)
+        annotate(moved)
+        if moved is error:
+            raise
+        raise moved from None
     except Exception as error:
         annotate(error)
         raise
+
+
+def in_user_code(error):
+    """TransformError `error`, or one like it, naming a line of the user's code: a
+    line of generated code is followed back to the user's line it came from, and an
+    error met inside a library (or nowhere) is moved to the last line of the user's
+    code its traceback passed through, the call that led into the library."""
+    if error.filename is not None and error.filename in _MAPS:
+        located = locate(error.filename, error.lineno)
+        if located is not None:
+            error.move(located[0].filename, located[1])
+        return error
+    if not in_library(error.filename):
+        return error
+    calls = [located for located in map(_located_frame, _frames(error.__traceback__))
+             if located is not None and not in_library(located[0].filename)]
+    if not calls:
+        return error
+    origin, line = calls[-1]
+    if error.filename is None:  # the call itself is refused
+        error.move(origin.filename, line)
+        return error
+    moved = into_library(error, None, origin.filename, line)
+    moved.__traceback__ = error.__traceback__
+    return moved
+
+
+def _frames(traceback):
+    while traceback is not None:
+        yield traceback
+        traceback = traceback.tb_next
+
+
+def _located_frame(traceback):
+    return locate(traceback.tb_frame.f_code.co_filename, traceback.tb_lineno)
 
 
 def annotate(error):

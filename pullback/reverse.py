@@ -35,6 +35,7 @@ from . import (
     cotangents,
     custom,
     emit,
+    errors,
     invariance,
     kinds,
     loops,
@@ -603,8 +604,9 @@ class _Reverse:
             raise self.error(f"calling {fn.__qualname__}: {error}", fn.__qualname__) from None
         params = list(signature.parameters)
         arguments = [bound.arguments.get(p) for p in params]
-        callee = self.calls.resolve(fn, {p: self.kind_of(a) if a is not None else kinds.CONST
-                                   for p, a in zip(params, arguments)})
+        callee = self.located_in_user_code(self.calls.resolve, value.func, fn, {
+            p: self.kind_of(a) if a is not None else kinds.CONST
+            for p, a in zip(params, arguments)})
         forward_name = self.bindings.cell(callee.name, callee.cell)
         pullback = self.namer.pullback(target)
         call = nodes.call(nodes.name(forward_name), value.args, value.keywords)
@@ -625,6 +627,21 @@ class _Reverse:
                     arg.id, var, self.lineno, f"calling {fn.__qualname__}",
                     f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
                     f"{fn.__qualname__} update a copy of {param}."))
+
+    def located_in_user_code(self, resolve, func, fn, param_kinds):
+        """`resolve(fn, param_kinds)`, a TransformError met inside a library's `fn`
+        named at this call, written `func`, when this function is the user's."""
+        try:
+            return resolve(fn, param_kinds)
+        except TransformError as error:
+            if not errors.in_library(error.filename) or errors.in_library(
+                    self.origin.filename):
+                raise
+            name, full = nodes.dotted_path(func) or fn.__qualname__, rules.describe(fn)
+            called = name if full.endswith(name) and full.count(".") == name.count(
+                ".") else f"{name} ({full})"
+            raise errors.into_library(error, called, self.origin.filename,
+                                      self.lineno) from None
 
     def custom_call(self, target, fn, value):
         """`y, y_pb = custom_forward(f_fwd, f_bwd, ...)` for a function with a

@@ -132,7 +132,10 @@ def _derivative(fn, param_kinds, kinds_key):
     found = _DERIVATIVES.get(key)
     if found is None:
         with collector.paused():
-            found = _DERIVATIVES[key] = _recursion_fixed_point(fn, param_kinds, key)
+            try:
+                found = _DERIVATIVES[key] = _recursion_fixed_point(fn, param_kinds, key)
+            except TransformError as error:  # met in generated code: at the user's line
+                raise debugging.in_user_code(error) from None
     return found
 
 

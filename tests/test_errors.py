@@ -8,6 +8,11 @@ import pytest
 import pullback
 from pullback import TransformError
 
+try:
+    from scipy.integrate import odeint
+except ImportError:  # the library tests below are skipped
+    odeint = None
+
 HERE = "test_errors.py"
 
 
@@ -147,8 +152,60 @@ def test_refused_with_file_and_line(fn, message, offset):
 
 
 def test_run_time_callee_without_a_rule():
-    with pytest.raises(TransformError, match=r"no derivative rule for numpy\.fft\.fft"):
+    with pytest.raises(TransformError, match=r"no derivative rule for numpy\.fft\.fft") as caught:
         pullback.grad(lambda x: np.sum(apply(np.fft.fft, x)))(np.ones(4))
+    assert caught.value.filename.endswith(HERE)
+    assert caught.value.lineno == apply.__code__.co_firstlineno + 1
+
+
+def integrated(x):
+    from_library = odeint(lambda y, t: -x * y, 1.0, np.array([0.0, 1.0]))
+    return from_library[-1, 0]
+
+
+def call_with(fn, *args):
+    return fn(*args)
+
+
+def integrated_through_a_value(x):
+    return call_with(odeint, lambda y, t: -x * y, 1.0, np.array([0.0, 1.0]))[-1, 0]
+
+
+@pytest.mark.parametrize("fn, offset, called", [
+    (integrated, 1, "odeint (scipy.integrate._odepack_py.odeint), called here,"),
+    (integrated_through_a_value, None, "The function called here"),
+])
+def test_a_refusal_inside_a_library_names_the_users_call(fn, offset, called):
+    pytest.importorskip("scipy")
+    with pytest.raises(TransformError) as caught:
+        pullback.grad(fn)(1.0)
+    error = caught.value
+    line = fn.__code__.co_firstlineno + offset if offset else call_with.__code__.co_firstlineno + 1
+    assert (error.filename, error.lineno) == (__file__, line)
+    assert str(error).startswith(f"{__file__}:{line}: {called} cannot be differentiated. "
+                                 f"Inside it, at scipy/integrate/_odepack_py.py:")
+    assert "@pullback.custom_vjp" in str(error)
+
+
+def early_return_then_a_def_defined_twice(x):
+    if x > 0.0:  # noqa: SIM102 (the def after it is copied into both branches)
+        if x > 1.0:
+            return x
+
+    def g(t):
+        return t * x
+
+    def g(t):  # noqa: F811
+        return t * x * 2.0
+
+    return g(x)
+
+
+def test_a_refusal_of_generated_code_names_the_users_line():
+    with pytest.raises(TransformError, match="defining g again") as caught:
+        pullback.grad(early_return_then_a_def_defined_twice)(0.5)
+    first = early_return_then_a_def_defined_twice.__code__.co_firstlineno
+    assert (caught.value.filename, caught.value.lineno) == (__file__, first + 8)
 
 
 def defined_in(filename, text, name="f"):
