@@ -6,6 +6,12 @@ tuple, a `**kwargs` parameter a dict. A call site needs one per *argument* it
 passed. `by_argument` does that mapping for calls resolved at run time and for
 the public API; `split_cotangents` splits the result of a call written
 `f(*args, **kwargs)` into the cotangents of `args` and `kwargs`.
+
+A function value holds its closure cells and its default values, so its
+cotangent is a tuple with one item per free variable (in `co_freevars` order)
+and, when a default is differentiable, one per default after them
+(`__defaults__`, then `__kwdefaults__`): `with_defaults` moves the cotangents
+of the parameters a call left to their defaults there.
 """
 
 import inspect
@@ -99,21 +105,77 @@ def _item(ct, key):
 def restrict_environment(h, forward, fn):
     """The environment cotangent of `fn` from that of `forward`, its transformed code.
 
-    `forward` reads `fn`'s cells and pullback's own; only `fn`'s count.
+    `forward` reads `fn`'s cells and pullback's own; only `fn`'s count. Both have
+    `fn`'s defaults, whose cotangents follow the cells'.
     """
-    names = fn.__code__.co_freevars
-    if h is ZERO or not names:
+    if h is ZERO:
         return ZERO
-    by_name = dict(zip(forward.__code__.co_freevars, h))
-    return tuple(by_name.get(name, ZERO) for name in names)
+    own, names = forward.__code__.co_freevars, fn.__code__.co_freevars
+    defaults_ = tuple(h[len(own):])
+    if not names and not defaults_:
+        return ZERO
+    by_name = dict(zip(own, h))
+    return tuple(by_name.get(name, ZERO) for name in names) + defaults_
 
 
 def extend_environment(h, forward, fn):
     """The transpose of `restrict_environment`."""
     if h is ZERO:
         return ZERO
-    by_name = dict(zip(fn.__code__.co_freevars, h))
-    return tuple(by_name.get(name, ZERO) for name in forward.__code__.co_freevars)
+    names = fn.__code__.co_freevars
+    by_name = dict(zip(names, h))
+    return tuple(by_name.get(name, ZERO) for name in forward.__code__.co_freevars) + tuple(
+        h[len(names):])
+
+
+def defaults_layout(fn, signature, args, kwargs):
+    """Where `with_defaults` puts the cotangents of the parameters that a call of `fn`
+    leaves to their defaults, or None when `fn` has no defaults.
+
+    Returns:
+      `(count, slots)`: the number of `fn`'s free variables, and for each default
+      (`__defaults__`, then `__kwdefaults__`) the position of its parameter's
+      cotangent in what `fn`'s pullback returns, or None where the call passes it.
+    """
+    if not (fn.__defaults__ or fn.__kwdefaults__):
+        return None
+    bound = signature.bind(*args, **kwargs).arguments
+    positions = {name: 1 + i for i, name in enumerate(signature.parameters)}
+    return (len(fn.__code__.co_freevars),
+            tuple(None if name in bound else positions[name] for name in defaults(fn)))
+
+
+def with_defaults(cotangents, layout):
+    """`cotangents`, what a pullback returned (the function's, then one per parameter),
+    with those of the parameters left to their defaults moved into the function's,
+    after its free variables' (see `defaults_layout`): every cotangent of a function
+    with defaults has an item per default, or is `ZERO`."""
+    if cotangents is ZERO:
+        return ZERO
+    count, slots = layout
+    env = cotangents[0]
+    tail = tuple(ZERO if slot is None else cotangents[slot] for slot in slots)
+    result = list(cotangents)
+    if env is not ZERO or any(ct is not ZERO for ct in tail):
+        result[0] = ((ZERO,) * count if env is ZERO else tuple(env[:count])) + tail
+    for slot in slots:
+        if slot is not None:
+            result[slot] = ZERO
+    return tuple(result)
+
+
+def without_defaults(h, layout):
+    """The transpose of `with_defaults`."""
+    if h is ZERO:
+        return ZERO
+    count, slots = layout
+    env = h[0]
+    result = list(h)
+    result[0] = ZERO if env is ZERO else tuple(env[:count])
+    for i, slot in enumerate(slots):
+        if slot is not None:
+            result[slot] = ZERO if env is ZERO else env[count + i]
+    return tuple(result)
 
 
 def is_plain_call(signature, args, kwargs):

@@ -72,15 +72,23 @@ def caller_pullback(pullback):
 
 def argument_pullback(fn, args, kwargs, pullback):
     """`pullback`, returning one cotangent per argument of the call rather than per
-    parameter of `fn` (see `calls.by_argument`)."""
+    parameter of `fn` (see `calls.by_argument`), those of the parameters left to
+    differentiable defaults in the cotangent of `fn` (see `calls.with_defaults`)."""
     signature = calls.signature(fn)
-    if calls.is_plain_call(signature, args, kwargs):
+    layout = calls.defaults_layout(fn, signature, args, kwargs)
+    if layout is None and calls.is_plain_call(signature, args, kwargs):
         return pullback
+    if layout is None:
+        def by_argument(ct):
+            return calls.by_argument(signature, args, kwargs, pullback(ct))
 
-    def by_argument(ct):
-        return calls.by_argument(signature, args, kwargs, pullback(ct))
+        return by_argument
 
-    return by_argument
+    def with_defaults(ct):
+        cts = calls.with_defaults(pullback(ct), layout)
+        return calls.by_argument(signature, args, kwargs, cts)
+
+    return with_defaults
 
 
 def constant_pullback(count):

@@ -117,8 +117,9 @@ def sequence(type_, items):
 def of_value(value, depth=0):
     """The kind of a runtime value.
 
-    A function is active (ANY) when a value it closes over is: its cotangent
-    is the tuple of the cotangents of its free variables. Long sequences and
+    A function is active (ANY) when a value it closes over, or a default value, is:
+    its cotangent is the tuple of the cotangents of its free variables (and of its
+    defaults, see `calls.with_defaults`). Long sequences and
     deep nests (a loop's trail of pullbacks) get the kind of their items or
     the generic kind, so that neither their length nor their depth matters.
     A container with nothing differentiable in it is a constant, whatever its
@@ -138,7 +139,8 @@ def of_value(value, depth=0):
         kind = _container_of_value(value, depth)
         return kind if kind.active else CONST
     if isinstance(value, types.FunctionType):
-        return ANY if value.__closure__ and _any_active(value) else CONST
+        held = value.__closure__ or value.__defaults__ or value.__kwdefaults__
+        return ANY if held and _any_active(value) else CONST
     if scopes.is_bound_method(value):
         return ANY if _any_active(value.__self__) else CONST
     if not is_differentiable(value):
@@ -200,6 +202,8 @@ def leaves(value, into_closures=False):
             pending.extend(value.values())
         elif into_closures and isinstance(value, types.FunctionType):
             pending.extend(scopes.cell_values(value))
+            pending.extend(value.__defaults__ or ())
+            pending.extend((value.__kwdefaults__ or {}).values())
         elif into_closures and scopes.is_bound_method(value):
             pending.append(value.__self__)
         else:

@@ -145,6 +145,7 @@ class Closure:
     captured: list  # the free variables of the closure, in `co_freevars` order
     lineno: int
     group: list = None  # closures that read one another: all of them on the first, [] on others
+    defaults: list = dataclasses.field(default_factory=list)  # atoms, in the cotangent's order
 
 
 @dataclasses.dataclass
@@ -247,6 +248,14 @@ class _Reverse:
         for op in ops:
             if not (isinstance(op, Closure) and op.group):
                 continue
+            defaulted = next((m for m in op.group if any(
+                self.kind_of(d).active for d in m.defaults)), None)
+            if defaulted is not None:
+                raise TransformError(
+                    f"{defaulted.target} calls itself (or a function that calls it back) and "
+                    f"has a differentiable default value: pass that value as an argument",
+                    self.origin.filename, defaulted.lineno,
+                    "recursive closure with a differentiable default")
             members = {member.target for member in op.group}
             positions = [i for i, stmt in enumerate(statements) if _defined(stmt) in members]
             for stmt in statements[positions[0] + 1 : positions[-1]]:
@@ -371,10 +380,12 @@ class _Reverse:
 
     def closure(self, target, node):
         """φ of a nested `def` or `lambda` is the closure itself. It is active when a
-        variable it reads is (or may be: one not assigned yet)."""
-        active = any(var not in self.kinds or self.kinds[var].active for var in node.captured)
+        variable it reads is (or may be: one not assigned yet), or a default value."""
+        defaults = node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+        active = any(var not in self.kinds or self.kinds[var].active for var in node.captured
+                     ) or any(self.kind_of(d).active for d in defaults)
         self.kinds[target] = kinds.ANY if active else kinds.CONST
-        return Closure(target, node.captured, self.lineno) if active else None
+        return Closure(target, node.captured, self.lineno, defaults=defaults) if active else None
 
     def build(self, target, value):
         if _unpacks(value):
@@ -978,13 +989,15 @@ class _Reverse:
             parts, zip(positions, op.values))
 
     def backward_closure(self, op):
-        """ρ of a closure: its cotangent holds its free variables' ([dw1, ..., dwl] ⊕= dg)."""
+        """ρ of a closure: its cotangent holds its free variables' ([dw1, ..., dwl] ⊕= dg),
+        then its defaults' (see `calls.with_defaults`)."""
         if op.group is not None:
             return self.backward_closure_group(op.group)
         if op.target not in self.cot:
             return []
-        positions = [nodes.constant(i) for i in range(len(op.captured))]
-        return self.distribute(self.cot[op.target], zip(positions, map(nodes.name, op.captured)))
+        held = list(map(nodes.name, op.captured)) + op.defaults
+        positions = [nodes.constant(i) for i in range(len(held))]
+        return self.distribute(self.cot[op.target], zip(positions, held))
 
     def backward_closure_group(self, group):
         """ρ of closures that read one another: their cotangents nest as deep as the

@@ -391,7 +391,8 @@ def _key(param_kinds):
 
 
 def param_kinds(fn, args, kwargs, active=None):
-    """The kind of each parameter and free variable of `fn` called with `args`, `kwargs`.
+    """The kind of each parameter and free variable of `fn` called with `args`, `kwargs`
+    (of a parameter left to its default, the default's).
 
     Args:
       fn: a Python function.
@@ -410,6 +411,8 @@ def param_kinds(fn, args, kwargs, active=None):
         values = dict(calls.signature(fn).bind(*args, **kwargs).arguments)
     if active is None:
         values.update(zip(fn.__code__.co_freevars, scopes.cell_values(fn)))
+        for name, default in calls.defaults(fn).items():
+            values.setdefault(name, default)
     result = {}
     for name, value in values.items():
         kind = kinds.of_value(value)

@@ -22,7 +22,14 @@ from pullback import (
 )
 from pullback.calls import by_argument as by_argument_
 from pullback.calls import by_parameter as by_parameter_
-from pullback.calls import extend_environment, join_cotangents, place, restrict_environment
+from pullback.calls import (
+    extend_environment,
+    join_cotangents,
+    place,
+    restrict_environment,
+    with_defaults,
+    without_defaults,
+)
 from pullback.calls import pick as pick_
 from pullback.calls import split_cotangents as split_cotangents_
 from pullback.cotangents import (
@@ -265,6 +272,16 @@ def by_parameter(z, signature, args, kwargs, h):
 @adjoint(calls.split_cotangents)
 def split_cotangents(z, cotangents, args, kwargs):
     d[cotangents] = join_cotangents(d[z], args, kwargs)
+
+
+@adjoint(calls.with_defaults)
+def with_defaults_(z, cotangents, layout):
+    d[cotangents] = without_defaults(d[z], layout)
+
+
+@adjoint(calls.without_defaults)
+def without_defaults_(z, h, layout):
+    d[h] = with_defaults(d[z], layout)
 
 
 @adjoint(calls.join_cotangents)

@@ -192,6 +192,45 @@ def def_in_both_branches(x):
     return g(3.0)
 
 
+# -- differentiable default values of nested functions --------------------------------
+
+
+def default_computed_from_a_parameter(x):
+    def g(n=x * 3.0):
+        return n * x
+
+    return g() + g(1.0)
+
+
+def defaults_bind_loop_variables(x):
+    fs = []
+    for i in range(3):
+        w = x * (i + 1.0)
+        fs.append(lambda t, w=w: t * w)
+    return sum(f(2.0) for f in fs)
+
+
+def keyword_only_default(x):
+    g = lambda t, *, s=x * x: t * s
+    return g(2.0) + g(1.0, s=x)
+
+
+def defaults_from_a_factory(x):
+    def make(c):
+        def h(a, b=c):
+            return a * b
+
+        return h
+
+    first, second = make(x), make(2.0 * x)
+    return first(3.0) + second(1.0) + first(1.0, 5.0)
+
+
+def array_default(x):
+    g = lambda t, v=np.sin(x): np.sum(t * v)  # noqa: B008 (the default is what is tested)
+    return g(2.0)
+
+
 # -- derivatives of helpers given a symbolic zero -----------------------------------
 
 
@@ -241,6 +280,11 @@ CASES = {
     "def_after_an_if_that_returns": (def_after_an_if_that_may_return, (1.5,), 1.5, (1.0,)),
     "def_in_both_branches": (def_in_both_branches, (1.5,), 4.5, (3.0,)),
     "def_in_the_other_branch": (def_in_both_branches, (-1.5,), -9.0, (6.0,)),
+    "default_computed_from_a_parameter": (default_computed_from_a_parameter, (1.5,), 8.25,
+                                          (10.0,)),
+    "defaults_bind_loop_variables": (defaults_bind_loop_variables, (1.5,), 18.0, (12.0,)),
+    "keyword_only_default": (keyword_only_default, (1.5,), 6.0, (7.0,)),
+    "defaults_from_a_factory": (defaults_from_a_factory, (1.5,), 12.5, (5.0,)),
     "for_else_break_then_a_branch_with_a_while": (
         for_else_break_then_a_branch_with_a_while, (-1.4412, -0.9801), np.cos(-1.4412),
         (float(-np.sin(-1.4412)), 0.0)),
@@ -264,6 +308,12 @@ def test_value_and_gradient(name):
 def test_second_order(name):
     fn, args, _, _ = CASES[name]
     check_grads(fn, args, order=2)
+
+
+def test_an_array_default():
+    x = np.array([0.3, 0.4])
+    assert pullback.grad(array_default)(x) == pytest.approx(2.0 * np.cos(x))
+    check_grads(array_default, (x,), order=2)
 
 
 def test_the_second_derivative_after_a_for_else():
@@ -343,6 +393,18 @@ def test_a_function_defined_twice_on_one_path_is_refused():
     with pytest.raises(TransformError, match="defining g again after it was assigned") as error:
         pullback.grad(defined_twice)(1.5)
     assert error.value.lineno == defined_twice.__code__.co_firstlineno + 4
+
+
+def recursion_with_a_differentiable_default(x):
+    def power(n, base=x):
+        return 1.0 if n == 0 else base * power(n - 1)
+
+    return power(3)
+
+
+def test_a_recursive_closure_with_a_differentiable_default_is_refused():
+    with pytest.raises(TransformError, match="power calls itself .* differentiable default"):
+        pullback.grad(recursion_with_a_differentiable_default)(1.5)
 
 
 def test_a_recursive_closure_used_before_its_group_is_defined_is_refused():
