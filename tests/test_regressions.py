@@ -483,3 +483,12 @@ def test_a_closure_made_by_generated_code_has_the_users_qualified_name():
     assert (g.__qualname__, h.__qualname__) == (
         "make_closures.<locals>.g", "make_closures.<locals>.<lambda>")
     assert (g(2.0), h(2.0)) == (3.0, 3.0)
+
+
+def sine_and_cube_of_vectors(x, y):
+    return np.sum(np.sin(x) * y) + np.tanh(y[0]) * x[1] ** 3
+
+
+def test_check_grads_goes_to_any_order():
+    check_grads(sine_and_cube_of_vectors, (np.array([0.3, 0.5]), np.array([0.7, -0.2])),
+                order=4)
