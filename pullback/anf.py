@@ -26,7 +26,7 @@ Statements, in a function body or an `if` branch::
     def loop_body(i, *s): S*    a loop's body, itself in these forms (`loop` set)
     x = iterate(loop_body, A, A, ...)   the loop (see below)
     F(A, ..., k=A, ...)         a call whose value is dropped
-    if A: S* else: S*           test is an atom
+    if A: S* else: S*           test is an atom; an empty branch is `pass`
     assert A[, A]
     raise A
     return A                    exactly one, the last statement of the body
@@ -1133,7 +1133,7 @@ def _check_block(body, top=False):
             _check_closure(stmt)
             if getattr(stmt, "loop", False):
                 check_anf(stmt)
-        else:
+        elif not isinstance(stmt, nodes.Pass):  # a branch with nothing left in it
             raise AssertionError(f"ANF: unexpected statement {type(stmt).__name__}")
 
 

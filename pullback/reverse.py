@@ -838,6 +838,8 @@ class _Reverse:
         """Refuse an update in place that a variable read afterwards would see, and,
         in a loop body, one of a value the loop also keeps elsewhere in its state."""
         for update, name, lineno in self.aliases.conflicts():
+            if name in self.loop_reads:  # a loop's body: the variables it reads are named
+                continue
             reader = _user_name(name)
             shared = "" if reader == update.var else ", which shares its memory,"
             raise TransformError(

@@ -467,7 +467,7 @@ def primitive_wrapper(primitive, count=None):
 
 def _make_wrapper(primitive, count):
     params = [p for p in rules.rule_for(primitive).signature.parameters.values()
-              if p.name != "out"]
+              if p.name != "out" and _accepts(primitive, p)]
     if count is not None:
         params = _expand_varargs(params, count)
     name = re.sub(r"\W", "_", getattr(primitive, "__name__", "primitive"))
@@ -478,6 +478,20 @@ def _make_wrapper(primitive, count):
     namespace = {"primitive": primitive}
     exec(compile(text, filename, "exec"), namespace)
     return namespace[name]
+
+
+def _accepts(primitive, param):
+    """Whether `primitive` takes parameter `param` of its rule: one rule may serve
+    primitives of other signatures (`np.copy` takes `subok`, `ndarray.copy` does not).
+    A required parameter is always passed, an optional one only when `primitive`'s own
+    signature, if it can be read, has it."""
+    if param.default is param.empty and param.kind is not param.VAR_KEYWORD:
+        return True
+    try:
+        own = inspect.signature(primitive).parameters
+    except (TypeError, ValueError):
+        return False
+    return param.name in own or any(p.kind is p.VAR_KEYWORD for p in own.values())
 
 
 def _expand_varargs(params, count):

@@ -231,6 +231,22 @@ def array_default(x):
     return g(2.0)
 
 
+# -- primitives called through values ------------------------------------------------
+
+
+def method_of_a_product(x):
+    return np.sum((x * np.linspace(0.5, 1.5, 2)).copy())
+
+
+def call(fn, value):
+    return fn(value)
+
+
+def copies_through_values(x):
+    return (np.sum(call(np.ndarray.copy, x * 2.0)) + sum(call(list.copy, [x[0], x[1]]))
+            + call(dict.copy, {"a": x[0]})["a"])
+
+
 # -- derivatives of helpers given a symbolic zero -----------------------------------
 
 
@@ -314,6 +330,14 @@ def test_an_array_default():
     x = np.array([0.3, 0.4])
     assert pullback.grad(array_default)(x) == pytest.approx(2.0 * np.cos(x))
     check_grads(array_default, (x,), order=2)
+
+
+@pytest.mark.parametrize("fn, x, gradient", [
+    (method_of_a_product, 1.5, 2.0),
+    (copies_through_values, np.array([1.0, 2.0]), [4.0, 3.0])])
+def test_a_rule_shared_by_primitives_of_other_signatures(fn, x, gradient):
+    assert pullback.grad(fn)(x) == pytest.approx(gradient)
+    check_grads(fn, (x,), order=2)
 
 
 def test_the_second_derivative_after_a_for_else():
