@@ -117,17 +117,36 @@ def to_anf(tree, origin):
     body = flow.lower_exits(tree.body, namer)
     flow.mark_carried(body, _parameters(tree.args))
     body = _with_final_return(_lift_returns(body))
-    normalizer = _Normalizer(namer, origin, _parameters(tree.args), cells, counts, defined)
+    params = _parameters(tree.args)
+    normalizer = _Normalizer(namer, origin, params, cells, counts, defined)
+    _name_entry_values(tree, normalizer)
     normalizer.comprehension_counts.update(
         n.id for c in nodes.walk(tree) if isinstance(c, _COMPREHENSIONS)
         for g in c.generators for n in nodes.walk(g.target) if isinstance(n, nodes.Name))
     tree.body = normalizer.function_body(body)
     for old, new in normalizer.renames.items():
         _rename(tree.body, old, new)
+        _rename([tree.args], old, new)
+    tree.parameter_versions = {param: version.id for param, version in zip(
+        params, nodes.parameters(tree.args)) if version.id != param}
     _drop_unread_copies(tree)
     _capture_loop_state(tree, origin)
     check_anf(tree)
     return tree
+
+
+def _name_entry_values(tree, normalizer):
+    """Give a parameter that a closure reads and the function assigns a name of its own
+    for its value on entry (`x_1`), the forward's signature keeping `x` (see
+    `tree.parameter_versions`): the version the closure reads takes the name `x`, as
+    any captured variable's does (`capture`). Captured before it is assigned, it is
+    refused (late binding), or, assigned on another path only, renamed back."""
+    for param in nodes.parameters(tree.args):
+        if param.id in normalizer.cells and normalizer.counts[param.id]:
+            entry = normalizer.namer.fresh(param.id)
+            normalizer.versions[param.id] = entry
+            normalizer.bound.add(entry)
+            param.id = entry
 
 
 def _count_updates(tree, counts):
@@ -602,11 +621,6 @@ class _Normalizer:
     def capture(self, node):
         """Fix the values of the variables nested function `node` reads."""
         for var in node.captured:
-            if var in self.params and self.counts[var]:
-                raise TransformError(
-                    f"parameter {var} is read by a nested function defined here and assigned "
-                    "in the function; assign the new value to another name",
-                    self.origin.filename, self.lineno, "late binding")
             current = self.versions.get(var)
             if var in self.captured_at or var in self.origin.cells:
                 continue

@@ -186,6 +186,8 @@ class _Reverse:
         self.params = _parameter_names(tree.args)
         self.freevars = list(origin.cells) if freevars is None else freevars
         self.loop_bodies = {}
+        self.entry = getattr(tree, "parameter_versions", {})  # see `anf.capture`
+        param_kinds = {self.entry.get(p, p): kind for p, kind in param_kinds.items()}
         unknown = set(param_kinds) - set(self.params) - set(self.freevars)
         if unknown:
             raise AssertionError(f"kinds for {sorted(unknown)}, which {tree.name} does not have")
@@ -214,11 +216,26 @@ class _Reverse:
         result_kind = self.kind_of(ret.value)
         pullback = self.pullback(ops, ret, result_kind)
         out = nodes.tuple_([nodes.clone(ret.value), nodes.name(pullback.name)])
-        fwd = nodes.function_def(forward_name, self.tree.args,
-                                 forward + [pullback, nodes.return_(out, ret.lineno)],
+        args, entry = self.signature()
+        fwd = nodes.function_def(forward_name, args,
+                                 entry + forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
+        user = {version: param for param, version in self.entry.items()}
         return Result(fwd, result_kind, self.globals_used, self.kinds, self.shapes,
-                      self.aliases.updated(self.params))
+                      [user.get(p, p) for p in self.aliases.updated(self.params)])
+
+    def signature(self):
+        """The forward's parameters, the user's, and the statements giving a parameter's
+        value on entry its own name, where a closure reads the parameter assigned again
+        (`x_1 = x`; the closure reads `x`, which the forward assigns later)."""
+        if not self.entry:
+            return self.tree.args, []
+        args = nodes.clone(self.tree.args)
+        user = {version: param for param, version in self.entry.items()}
+        for param in nodes.parameters(args):
+            param.id = user.get(param.id, param.id)
+        return args, [nodes.assign(version, nodes.name(param), self.tree.lineno)
+                      for param, version in self.entry.items()]
 
     # -- the forward pass ------------------------------------------------------
 

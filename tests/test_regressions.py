@@ -192,6 +192,31 @@ def def_in_both_branches(x):
     return g(3.0)
 
 
+# -- parameters assigned again before a closure reads them ----------------------------
+
+
+def parameter_assigned_then_captured(x):
+    x = x * 2.0
+    g = lambda t: t * x
+    return g(3.0) + x
+
+
+def parameter_assigned_in_a_branch_then_captured(x, c):
+    if c > 0.0:
+        x = np.sin(x)
+    g = lambda t: t * x
+    return g(3.0) * x
+
+
+def parameter_with_a_default_assigned_then_captured(x, y=2.0):
+    x = x + y
+
+    def g(t):
+        return t * x * y
+
+    return g(x) + sum(g(float(i)) for i in range(2))
+
+
 # -- differentiable default values of nested functions --------------------------------
 
 
@@ -296,6 +321,15 @@ CASES = {
     "def_after_an_if_that_returns": (def_after_an_if_that_may_return, (1.5,), 1.5, (1.0,)),
     "def_in_both_branches": (def_in_both_branches, (1.5,), 4.5, (3.0,)),
     "def_in_the_other_branch": (def_in_both_branches, (-1.5,), -9.0, (6.0,)),
+    "parameter_assigned_then_captured": (parameter_assigned_then_captured, (1.5,), 12.0,
+                                         (8.0,)),
+    "parameter_assigned_in_a_branch_then_captured": (
+        parameter_assigned_in_a_branch_then_captured, (0.7, 1.0), 3 * np.sin(0.7) ** 2,
+        (float(6 * np.sin(0.7) * np.cos(0.7)), 0.0)),
+    "parameter_assigned_in_the_branch_not_taken": (
+        parameter_assigned_in_a_branch_then_captured, (0.7, -1.0), 1.47, (4.2, 0.0)),
+    "parameter_with_a_default_assigned_then_captured": (
+        parameter_with_a_default_assigned_then_captured, (1.5,), 31.5, (16.0,)),
     "default_computed_from_a_parameter": (default_computed_from_a_parameter, (1.5,), 8.25,
                                           (10.0,)),
     "defaults_bind_loop_variables": (defaults_bind_loop_variables, (1.5,), 18.0, (12.0,)),
