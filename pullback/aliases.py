@@ -101,6 +101,11 @@ class Aliases:
         """All the memory `name` may reach."""
         return self.own.get(name, set()) | self.held.get(name, set())
 
+    def reached(self, names):
+        """`(own, held)`: the memory any of `names` may share, and that it may hold."""
+        return (set().union(*(self.own.get(n, set()) for n in names)),
+                set().union(*(self.held.get(n, set()) for n in names)))
+
     def _set(self, target, own, held):
         self.own.setdefault(target, set()).update(own)
         self.held.setdefault(target, set()).update(held)
@@ -128,6 +133,11 @@ class Aliases:
     def copy(self, target, source):
         """`target` is a new container holding what `source` holds."""
         self._set(target, {target}, self.held.get(source, set()))
+
+    def reaching(self, target, own, held):
+        """`target` is a new value that may share the memory `own` and hold `held` (sets
+        of root variables: an item of a loop's result, see `reverse.loop_result`)."""
+        self._set(target, {target} | own, held)
 
     def unknown(self, target, sources):
         """`target` may be, or hold, any of `sources` (a call of a user's function)."""

@@ -66,7 +66,10 @@ class Result:
       kinds: the kind of every variable of the function.
       shapes: a token for every variable, equal for variables known to have one
         shape ("scalar" for scalars), or None.
-      updated: the parameters it updates in place (as Python runs it).
+      updated: the parameters and free variables it updates in place (as Python runs it).
+      exits: for a loop's body, the variables (its parameters, free variables and
+        its own values) whose memory each item of the state it returns may share,
+        and those it may hold: a pair of sets per item.
     """
 
     tree: object
@@ -75,6 +78,7 @@ class Result:
     kinds: dict
     shapes: dict
     updated: list = dataclasses.field(default_factory=list)
+    exits: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -200,7 +204,8 @@ class _Reverse:
         self.aliases = aliases.Aliases(self.params + self.freevars, [
             name for name, kind in self.kinds.items() if kind.shape == "array"])
         self.exits = []  # the state each exit of a loop body returns
-        self.call_updates = []  # updates of the arguments of the call being read
+        self.loop_results = {}  # a loop's result -> what each item of its state may reach
+        self.statement_updates = []  # updates in place the statement being read makes
         self.loop_reads = {}  # loop body -> the variables it reads
         self.known = {}  # a test's variable -> its value, when the kinds decide it
         self.place = None  # (the statements of the block being read, the position in it)
@@ -221,8 +226,11 @@ class _Reverse:
                                  entry + forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
         user = {version: param for param, version in self.entry.items()}
+        exits = [self.aliases.reached([a.id for a in items if isinstance(a, nodes.Name)])
+                 for items in zip(*self.exits)]
         return Result(fwd, result_kind, self.globals_used, self.kinds, self.shapes,
-                      [user.get(p, p) for p in self.aliases.updated(self.params)])
+                      [user.get(p, p) for p in self.aliases.updated(self.params + self.freevars)],
+                      exits)
 
     def signature(self):
         """The forward's parameters, the user's, and the statements giving a parameter's
@@ -514,6 +522,7 @@ class _Reverse:
         name = self.namer.fresh(body.name + "_fwd")
         result, state = self.loop_body(body, name, outer, item, state)
         self.track_loop(target, body, inits, result.updated)
+        self.loop_results[target] = self.loop_result(target, body, items, inits, result.exits)
         forward = result.tree
         self.kinds[body.name] = kinds.ANY if any(k.active for k in outer.values()) else (
             kinds.CONST)
@@ -556,20 +565,48 @@ class _Reverse:
             state = joined
             self.namer.taken = taken | set(self.bindings.cells)
 
+    def loop_result(self, target, body, items, inits, exits):
+        """For each item of the state loop `target` returns, the memory of this
+        function's variables it may share and hold: what the body's exits may reach
+        (`exits`), its item being part of `items`, its state the initial values `inits`
+        (which a loop that runs no iteration returns), and its own values the loop's
+        result itself."""
+        item, *params = _parameter_names(body.args)
+        outer = dict(zip(params, inits))
+        outer[item] = items
+        exits = [(own | {param}, held | {param}) for (own, held), param in zip(exits, params)]
+
+        def mapped(names, part):
+            found = set()
+            for name in names:
+                atom = outer.get(name, nodes.name(name) if name in body.captured else None)
+                if atom is None:
+                    found.add(target)
+                elif isinstance(atom, nodes.Name):
+                    found |= part(atom.id)
+            return found
+
+        return [(mapped(own, lambda n: self.aliases.own.get(n, set())),
+                 mapped(held, self.aliases.memory)) for own, held in exits]
+
     def track_loop(self, target, body, inits, updated):
         """A loop that updates its state in place updates the initial values: as an
         update of each, at the loop (see `track`)."""
         item, *params = _parameter_names(body.args)
         if item in updated:
-            raise self.error(f"the loop updates its item {_user_name(item)} in place, which "
-                             "changes what it iterates over: update a copy instead",
-                             "update in place")
+            raise self.error("the loop updates in place the items it iterates over, which "
+                             "changes them: update a copy of each instead", "update in place")
         for param, init in zip(params, inits):
             if param in updated and isinstance(init, nodes.Name):
                 var = _user_name(param)
                 self.aliases.update(aliases.Update(
                     init.id, var, self.lineno, "the loop",
                     f"Update a copy instead: {var} = {var}.copy() before the loop."), target)
+        for var in set(updated) & set(body.captured):  # kept their names: after the reads
+            self.statement_updates.append(aliases.Update(
+                var, _user_name(var), self.lineno, "the loop",
+                f"Update a copy instead: {_user_name(var)} = {_user_name(var)}.copy() "
+                f"before the loop."))
 
     def primal_loop(self, target, value, body):
         """A loop without differentiable values runs as it is, with `loops.iterate`."""
@@ -646,12 +683,13 @@ class _Reverse:
     def track_call_updates(self, fn, arguments, updated):
         """A call of `fn` that updates its parameters `updated` in place updates the
         arguments passed for them, which keep their names: `track` applies these
-        updates after the call's reads."""
+        updates after the call's reads. (A function called by name has no free
+        variables of the caller's.)"""
         for param in updated:
             arg = arguments.get(param)
             if isinstance(arg, nodes.Name):
                 var = _user_name(arg.id)
-                self.call_updates.append(aliases.Update(
+                self.statement_updates.append(aliases.Update(
                     arg.id, var, self.lineno, f"calling {fn.__qualname__}",
                     f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
                     f"{fn.__qualname__} update a copy of {param}."))
@@ -784,14 +822,20 @@ class _Reverse:
         loaded = _loaded(stmt)
         memory.read(loaded + [v for n in loaded for v in self.loop_reads.get(n, [])],
                     self.lineno)
-        for update in self.call_updates:
+        for update in self.statement_updates:
             memory.update(update, None)
-        self.call_updates.clear()
+        self.statement_updates.clear()
         if isinstance(stmt, nodes.FunctionDef):
             memory.unknown(stmt.name, stmt.captured)
         if not isinstance(stmt, nodes.Assign):
             return
         target, value = stmt.targets[0], stmt.value
+        if isinstance(target, nodes.Tuple) and value.id in self.loop_results:
+            flag, *state = target.elts  # `loop_flag, *state = loop`
+            memory.fresh(flag.id)
+            for name, (own, held) in zip(state, self.loop_results[value.id]):
+                memory.reaching(name.id, own, held)
+            return
         if isinstance(target, nodes.Tuple):
             for name in target.elts:
                 memory.part(name.id, value.id)
@@ -826,6 +870,9 @@ class _Reverse:
                                             else value.elts))
         elif isinstance(value, nodes.Lambda):
             memory.unknown(target, value.captured)
+        elif isinstance(value, nodes.Call) and target in self.loop_results:
+            reached = set().union(*(own | held for own, held in self.loop_results[target]))
+            memory.reaching(target, set(), reached)
         elif isinstance(value, nodes.Call):
             self.track_call(target, value)
         else:

@@ -70,8 +70,8 @@ class Derivative:
       callees: the `(function, kinds, kinds' cache key, result kind)` of the Python
         functions it calls, the result kind being the one its code was compiled for.
       kinds: the kind of every variable of the function.
-      updated: the parameters it updates in place (as Python runs it), which are
-        updates of the arguments of a call.
+      updated: the parameters and free variables it updates in place (as Python runs
+        it), which are updates of the arguments of a call (and of its caller's variables).
       checked: the epoch in which `refresh` last found it current.
     """
 
@@ -220,11 +220,12 @@ def refuse_updates(fn, updated):
     """Raise for function `fn`, called through a value, which updates its parameters
     `updated` in place: whether the caller reads the argument afterwards, and would
     see the change, is not known where the call is transformed."""
-    param = updated[0]
+    var = updated[0]
+    what = "its parameter" if var in calls.signature(fn).parameters else "the variable"
     raise TransformError(
-        f"{fn.__qualname__} updates its parameter {param} in place, and it is called "
-        f"through a value, so pullback cannot tell whether the caller reads the argument "
-        f"again: make {fn.__qualname__} update a copy ({param} = {param}.copy())",
+        f"{fn.__qualname__} updates {what} {var} in place, and it is called through a "
+        f"value, so pullback cannot tell whether its caller reads {var} again: make "
+        f"{fn.__qualname__} update a copy of it ({var}.copy())",
         fn.__code__.co_filename, fn.__code__.co_firstlineno, "update in place")
 
 

@@ -500,6 +500,52 @@ def argument_updated_by_a_closure(x):
     return np.sum(c * x) + s
 
 
+def alias_of_a_parameter_updated_in_a_loop(x):
+    for _ in range(1):
+        v = x
+        v[0] = 1.0
+    return x
+
+
+def closure_updates_a_captured_array(x):
+    a = np.ones(2) * x
+
+    def g(t):
+        v = a
+        v[0] = t
+        return np.sum(v)
+
+    return np.sum(a) * g(3.0)
+
+
+def alias_kept_by_a_loop_that_may_not_run(x, n):
+    h = x
+    for _ in range(n):
+        h = h * 2.0
+    h[0] = 5.0
+    return np.sum(x * h)
+
+
+def appended_after_a_loop_that_read_the_parameter(x):
+    parts = []
+    for i in range(2):
+        parts.append(np.reshape(x, (2,)) * float(i))
+    parts.append(x)
+    return np.sum(parts[0] + parts[1] + parts[2]) * np.sum(x)
+
+
+def test_a_loops_result_holds_only_what_its_state_may_hold():
+    x = np.array([1.0, 2.0])
+    fn = appended_after_a_loop_that_read_the_parameter
+    assert pullback.grad(fn)(x) == pytest.approx(np.full(2, 4.0 * np.sum(x)))
+    check_grads(fn, (x,), order=2)
+
+
+def test_a_loop_that_may_not_run_returns_its_initial_state():
+    with pytest.raises(TransformError, match="h\\[...\\] = ... updates h in place, and x"):
+        pullback.grad(alias_kept_by_a_loop_that_may_not_run)(np.array([1.0, 2.0]), 0)
+
+
 def argument_updated_by_a_call_and_not_read_again(x):
     c = np.ones(2) * x
     return halve(c) * np.sum(x)
@@ -511,10 +557,15 @@ def argument_updated_by_a_call_and_not_read_again(x):
     (argument_updated_by_a_call, 2, "calling halve updates c in place, and c is read at line {3}"),
     (argument_updated_by_a_closure, None,
      "argument_updated_by_a_closure.<locals>.<lambda> updates its parameter a in place"),
+    (alias_of_a_parameter_updated_in_a_loop, 1, "the loop updates x in place, and x is read "
+                                                "at line {4}"),
+    (closure_updates_a_captured_array, None,
+     "closure_updates_a_captured_array.<locals>.g updates the variable a in place"),
 ])
 def test_an_update_another_name_would_see_is_refused(fn, line, message):
     first = fn.__code__.co_firstlineno
-    message = message.replace("{5}", str(first + 5)).replace("{3}", str(first + 3))
+    message = message.replace("{5}", str(first + 5)).replace("{3}", str(first + 3)).replace(
+        "{4}", str(first + 4))
     with pytest.raises(TransformError, match=message) as error:
         pullback.grad(fn)(np.array([1.0, 2.0]))
     if line is not None:
