@@ -827,10 +827,27 @@ class _Normalizer:
                  if name in self.params or name in self.origin.cells
                  or self.counts[name] > self.comprehension_counts[name]}
         first = expr.generators[0].iter
+        self.refuse_shadowed_captures(expr, first, fresh)
         for node in nodes.walk(expr):
             if isinstance(node, nodes.Name) and node.id in fresh and not _within(node, first):
                 node.id = fresh[node.id]
         return expr
+
+    def refuse_shadowed_captures(self, expr, first, renamed):
+        """Refuse a closure in comprehension `expr` that reads one of its variables
+        `renamed` apart from a variable outside it of the same name: the closure's code
+        is the user's, which must read the variable under its own name. (The first
+        iterable, `first`, is evaluated outside the comprehension.)"""
+        for node in nodes.walk(expr):
+            if isinstance(node, (nodes.Lambda, nodes.FunctionDef)) and not _within(node, first):
+                shadowed = sorted(scopes.free_names(node) & set(renamed))
+                if shadowed:
+                    raise TransformError(
+                        f"the function defined here reads {shadowed[0]}, a variable of the "
+                        f"comprehension that has the name of a variable outside it: give the "
+                        f"comprehension's variable another name",
+                        self.origin.filename, getattr(node, "lineno", self.lineno),
+                        "closure in a comprehension")
 
     # control flow inside expressions
 

@@ -465,6 +465,26 @@ def test_a_recursive_closure_with_a_differentiable_default_is_refused():
         pullback.grad(recursion_with_a_differentiable_default)(1.5)
 
 
+def closure_reads_a_comprehension_variable_named_like_a_parameter(x):
+    return sum([call(lambda t: x * t, 2.0) for x in [x, 2.0 * x]])  # noqa: B023 (what is refused)
+
+
+def closure_in_the_first_iterable_of_a_comprehension(x):
+    return sum([x * 2.0 for x in [(lambda t: x * t)(1.0), (lambda t: x * t)(2.0)]])
+
+
+def test_a_closure_reading_a_comprehension_variable_that_shadows_is_refused():
+    fn = closure_reads_a_comprehension_variable_named_like_a_parameter
+    with pytest.raises(TransformError, match="reads x, a variable of the comprehension") as error:
+        pullback.grad(fn)(1.5)
+    assert error.value.lineno == fn.__code__.co_firstlineno + 1
+
+
+def test_a_closure_in_the_first_iterable_reads_the_outer_variable():
+    fn = closure_in_the_first_iterable_of_a_comprehension
+    assert pullback.grad(fn)(1.5) == pytest.approx(6.0)
+
+
 def test_a_recursive_closure_used_before_its_group_is_defined_is_refused():
     with pytest.raises(TransformError, match="even is used here before odd") as error:
         pullback.grad(recursion_used_before_it_is_complete, argnums=(0, 1))(1.5, 0.7)
