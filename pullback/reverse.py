@@ -1240,19 +1240,25 @@ def _repeats(kind_of, operands):
 
 
 def _group_closures(ops):
-    """Mark closures that call one another (a cycle of reads, as in recursion) as one
-    group, handled by the last of them: the first the pullback meets, so that the
-    variables they read get their cotangents before the pullback passes their
-    assignments. A closure that only reads others is not grouped: its ρ at its own
-    definition, which the pullback meets after every use of it, adds its cotangent to
-    theirs before they are met in turn."""
+    """Mark closures that read a closure defined after them (a forward reference, as in
+    recursion: every cycle of reads has one) as one group with it, handled by the last
+    of them: the first the pullback meets, so that the variables they read get their
+    cotangents before the pullback passes their assignments. A closure that reads only
+    closures defined before it is not grouped: its ρ at its own definition, which the
+    pullback meets after every use of it, adds its cotangent to theirs before it meets
+    their definitions."""
     closures = {op.target: op for op in ops if isinstance(op, Closure)}
-    reads = {name: {var for var in op.captured if var in closures}
-             for name, op in closures.items()}
-    reaching = {name: _reachable(name, reads) for name in closures}
+    order = {name: i for i, name in enumerate(closures)}
+    group_of = {name: {name} for name in closures}
     for op in closures.values():
-        members = {other for other in reaching[op.target] if op.target in reaching[other]}
-        if members:
+        for var in op.captured:
+            if var in closures and order[var] >= order[op.target]:
+                merged = group_of[var] | group_of[op.target]
+                for name in merged:
+                    group_of[name] = merged
+    for op in closures.values():
+        members = group_of[op.target]
+        if len(members) > 1 or op.target in op.captured:
             ordered = [other for other in closures.values() if other.target in members]
             op.group = ordered if op is ordered[-1] else []
 
@@ -1264,17 +1270,6 @@ def _defined(stmt):
     if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Lambda):
         return stmt.targets[0].id
     return None
-
-
-def _reachable(start, edges):
-    """The nodes reachable from `start` by one or more `edges` (a dict of sets)."""
-    found, pending = set(), list(edges[start])
-    while pending:
-        node = pending.pop()
-        if node not in found:
-            found.add(node)
-            pending.extend(edges[node])
-    return found
 
 
 def _loaded(node):

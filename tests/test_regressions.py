@@ -132,6 +132,25 @@ def closure_reads_an_updated_array(y, z):
     return g() + a[1]
 
 
+def lambda_calls_a_def_after_it(x, y, z):
+    g1 = lambda t2: g2(t2)
+
+    def g2(t1):
+        return z
+
+    return g1(z) * x
+
+
+def def_calls_a_def_after_it(x):
+    def g1(t2):
+        return g2(t2)
+
+    def g2(t1):
+        return x * t1
+
+    return g1(x)
+
+
 def mutual_recursion(x, w):
     def even(n, v):
         return v * w if n == 0 else odd(n - 1, v * x)
@@ -311,6 +330,9 @@ CASES = {
                                       (2.0, 2.0)),
     "closure_reads_an_updated_array": (closure_reads_an_updated_array, (1.0, 2.0), 4.0,
                                        (2.0, 2.0)),
+    "lambda_calls_a_def_after_it": (lambda_calls_a_def_after_it, (1.5, 0.5, 0.3), 0.45,
+                                    (0.3, 0.0, 1.5)),
+    "def_calls_a_def_after_it": (def_calls_a_def_after_it, (1.5,), 2.25, (3.0,)),
     "mutual_recursion": (mutual_recursion, (1.5, 0.7), 2 * 1.5 ** 2 * 0.7,
                          (4 * 1.5 * 0.7, 2 * 1.5 ** 2)),
     "unused_value_in_a_loop": (unused_value_in_a_loop, (1.5,), 1.5, (1.0,)),
