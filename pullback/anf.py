@@ -972,7 +972,7 @@ def _capture_loop_state(tree, origin):
     if not any(getattr(stmt, "loop", False) for stmt in nodes.statements(tree)):
         return
     local = set(origin.cells) | set(_parameters(tree.args))
-    for node in nodes.walk(tree):
+    for node in (part for stmt in tree.body for part in nodes.walk(stmt)):
         if isinstance(node, nodes.Name) and not isinstance(node.ctx, nodes.Load):
             local.add(node.id)
         elif isinstance(node, nodes.FunctionDef):

@@ -150,6 +150,8 @@ class Closure:
     lineno: int
     group: list = None  # closures that read one another: all of them on the first, [] on others
     defaults: list = dataclasses.field(default_factory=list)  # atoms, in the cotangent's order
+    later: list = dataclasses.field(default_factory=list)  # functions it reads, defined after it
+    label: str = None  # how messages name it, when not by its name (a loop's body)
 
 
 @dataclasses.dataclass
@@ -270,7 +272,16 @@ class _Reverse:
         """Refuse a read of a closure of a recursive group before the group's last
         definition: its cotangent would come after `unroll` gave the group's to the
         variables they read (see `_group_closures`)."""
+        defined = {op.target for op in ops if isinstance(op, Closure)}
         for op in ops:
+            elsewhere = [var for var in op.later if var not in defined] if isinstance(
+                op, Closure) else []
+            if elsewhere or isinstance(op, Closure) and op.label and op.later:
+                what, var = op.label or op.target, (elsewhere or op.later)[0]
+                raise TransformError(
+                    f"{what} reads {var}, a function defined after it but not beside it (in "
+                    f"a branch, or after a loop): define {var} before {what}",
+                    self.origin.filename, op.lineno, "closure reading a later function")
             if not (isinstance(op, Closure) and op.group):
                 continue
             defaulted = next((m for m in op.group if any(
@@ -407,10 +418,12 @@ class _Reverse:
         """φ of a nested `def` or `lambda` is the closure itself. It is active when a
         variable it reads is (or may be: one not assigned yet), or a default value."""
         defaults = node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
-        active = any(var not in self.kinds or self.kinds[var].active for var in node.captured
-                     ) or any(self.kind_of(d).active for d in defaults)
+        later = [var for var in node.captured if var not in self.kinds]
+        active = bool(later) or any(self.kinds[var].active for var in node.captured) or any(
+            self.kind_of(d).active for d in defaults)
         self.kinds[target] = kinds.ANY if active else kinds.CONST
-        return Closure(target, node.captured, self.lineno, defaults=defaults) if active else None
+        return Closure(target, node.captured, self.lineno, defaults=defaults,
+                       later=later) if active else None
 
     def build(self, target, value):
         if _unpacks(value):
@@ -512,7 +525,7 @@ class _Reverse:
         body = self.loop_bodies.pop(body_name.id)
         item = kinds.element(self.kind_of(items))
         state = [self.kind_of(a) for a in inits]
-        outer = {v: self.kinds.get(v, kinds.CONST) for v in body.captured}
+        outer = {v: self.kinds.get(v, kinds.ANY) for v in body.captured}  # ANY: defined later
         if not any(k.active for k in [item, *state, *outer.values()]):
             return self.primal_loop(target, value, body)
         before, ops = [], []
@@ -530,7 +543,8 @@ class _Reverse:
         driver = self.bindings.object("iterate_fwd", loops.iterate_fwd)
         pullback = self.namer.pullback(target)
         call = nodes.call(nodes.name(driver), [nodes.name(name), items] + inits)
-        ops += [Closure(body.name, body.captured, self.lineno),
+        later = [var for var in body.captured if var not in self.kinds]
+        ops += [Closure(body.name, body.captured, self.lineno, later=later, label="the loop"),
                 Call(target, pullback, [None, body_name, items] + inits, self.lineno)]
         run = nodes.unpack([target, pullback], call, self.lineno)
         run.loop_env = [(v, outer[v]) for v in body.captured]  # for `loop_caches`

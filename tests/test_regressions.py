@@ -507,6 +507,38 @@ def test_a_closure_in_the_first_iterable_reads_the_outer_variable():
     assert pullback.grad(fn)(1.5) == pytest.approx(6.0)
 
 
+def reads_a_function_defined_later_in_a_branch(x, c):
+    h = lambda t: g(t) * 2.0
+    if c > 0.0:
+        def g(t):
+            return t * x
+    else:
+        def g(t):
+            return t * x * 3.0
+    return h(1.0)
+
+
+def loop_makes_closures_reading_a_function_defined_after_it(x):
+    fs = []
+    for _ in range(2):
+        fs.append(lambda t: g(t))
+
+    def g(t):
+        return t * x
+
+    return fs[0](1.0) + fs[1](2.0)
+
+
+@pytest.mark.parametrize("fn, args, what", [
+    (reads_a_function_defined_later_in_a_branch, (1.5, 1.0), "h reads g"),
+    (loop_makes_closures_reading_a_function_defined_after_it, (1.5,), "the loop reads g"),
+])
+def test_a_function_read_before_it_is_defined_elsewhere_is_refused(fn, args, what):
+    with pytest.raises(TransformError, match=f"{what}, a function defined after it") as error:
+        pullback.grad(fn)(*args)
+    assert error.value.lineno == fn.__code__.co_firstlineno + (1 if what == "h reads g" else 2)
+
+
 def test_a_recursive_closure_used_before_its_group_is_defined_is_refused():
     with pytest.raises(TransformError, match="even is used here before odd") as error:
         pullback.grad(recursion_used_before_it_is_complete, argnums=(0, 1))(1.5, 0.7)
