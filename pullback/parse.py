@@ -202,8 +202,9 @@ def _compiled(node, code):
         compiled = compile(tree, code.co_filename, mode)
     except (SyntaxError, ValueError):
         return None
-    found = [c for c in compiled.co_consts if isinstance(c, types.CodeType)]
-    return found[0] if len(found) == 1 else None
+    found = [c for c in compiled.co_consts
+             if isinstance(c, types.CodeType) and c.co_name == code.co_name]
+    return found[-1] if found else None  # after the code of its defaults' lambdas
 
 
 def _constants(code):

@@ -64,7 +64,9 @@ def free_names(node):
     the enclosing function, they are its free variables.
     """
     text = emit.unparse(node)
-    table = symtable.symtable(text, "<nested>", "exec").get_children()[0]
+    # The function's own table comes last: its defaults and annotations, evaluated
+    # outside it, may hold comprehensions and lambdas of their own, which come first.
+    table = symtable.symtable(text, "<nested>", "exec").get_children()[-1]
     return _implicit_globals(table)
 
 

@@ -291,6 +291,20 @@ def copies_through_values(x):
             + call(dict.copy, {"a": x[0]})["a"])
 
 
+def default_holds_a_comprehension(x, y):
+    def g(b=[t for _, t in zip(y, [1.5])]):  # noqa: B006, B008 (the default is tested)
+        return x * b[0]
+
+    return g()
+
+
+def default_holds_a_lambda(x):
+    def g(t, h=lambda s: s * x):
+        return h(t) * x
+
+    return g(3.0)
+
+
 # -- derivatives of helpers given a symbolic zero -----------------------------------
 
 
@@ -357,6 +371,9 @@ CASES = {
     "defaults_bind_loop_variables": (defaults_bind_loop_variables, (1.5,), 18.0, (12.0,)),
     "keyword_only_default": (keyword_only_default, (1.5,), 6.0, (7.0,)),
     "defaults_from_a_factory": (defaults_from_a_factory, (1.5,), 12.5, (5.0,)),
+    "default_holds_a_comprehension": (default_holds_a_comprehension,
+                                      (1.5, np.array([1.0, 2.0])), 2.25, (1.5, np.zeros(2))),
+    "default_holds_a_lambda": (default_holds_a_lambda, (1.5,), 6.75, (9.0,)),
     "for_else_break_then_a_branch_with_a_while": (
         for_else_break_then_a_branch_with_a_while, (-1.4412, -0.9801), np.cos(-1.4412),
         (float(-np.sin(-1.4412)), 0.0)),
