@@ -116,7 +116,7 @@ def to_anf(tree, origin):
     namer = Namer.for_tree(tree)
     body = flow.lower_exits(tree.body, namer)
     flow.mark_carried(body, _parameters(tree.args))
-    body = _with_final_return(_lift_returns(body))
+    body = _with_final_return(_lift_returns(body), tree.lineno)
     params = _parameters(tree.args)
     normalizer = _Normalizer(namer, origin, params, cells, counts, defined)
     _name_entry_values(tree, normalizer)
@@ -254,17 +254,18 @@ def _may_return(stmt):
     return any(_may_return(child) for child in nodes.iter_child_nodes(stmt))
 
 
-def _with_final_return(body):
-    """Make every path through `body` end in a `return`."""
+def _with_final_return(body, lineno):
+    """Make every path through `body` end in a `return` (an implicit one on the line of
+    the last statement, or `lineno`, the function's)."""
     last = body[-1] if body else None
     if isinstance(last, nodes.Return):
         return body
     if isinstance(last, nodes.If) and _may_return(last):
-        last.body = _with_final_return(last.body)
-        last.orelse = _with_final_return(last.orelse)
+        last.body = _with_final_return(last.body, lineno)
+        last.orelse = _with_final_return(last.orelse, lineno)
         return body
-    lineno = nodes.lineno_of(last) if last is not None else None
-    return body + [nodes.return_(nodes.constant(None), lineno)]
+    line = nodes.lineno_of(last) if last is not None else None
+    return body + [nodes.return_(nodes.constant(None), line if line is not None else lineno)]
 
 
 # -- normalisation -------------------------------------------------------------
@@ -401,7 +402,7 @@ class _Normalizer:
         after_else = self.versions
         self.depth -= 1
         self.versions = _join(*(self.renamed(v) for v in (before, after_body)), body,
-                              self.renamed(after_else), orelse)
+                              self.renamed(after_else), orelse, lineno)
         self.lineno = lineno
         self.emit(nodes.if_(test, body, orelse))
 
@@ -508,10 +509,18 @@ class _Normalizer:
         updates `x[i]` first, then `x`."""
         if isinstance(container, nodes.Subscript):
             inner_index = self.index(container.slice)
+            start = len(self.out)
             inner = self.atom(nodes.Subscript(value=container.value, slice=inner_index,
                                               ctx=nodes.Load()))
+            parts = [s.targets[0].id for s in self.out[start:] if isinstance(s, nodes.Assign)
+                     and isinstance(s.targets[0], nodes.Name)]
             updated = self.named(self.helper_call(mutation.with_item, [inner, index, value]),
                                  "updated", flat=True)
+            # Python updates the item `x[i]` in place: any other name for it sees the change,
+            # but `x` and the parts read to reach the item, which are written back
+            root = _root_name(container)
+            self.out[-1].updates = (root, inner.id)
+            self.out[-1].written_back = [self.versions.get(root, root)] + parts
             self.update_item(container.value, self.index_value(inner_index), updated)
             return
         if not (isinstance(container, nodes.Name) and container.id in self.versions):
@@ -1060,10 +1069,12 @@ def _walk_except(node, skipped):
 # -- joins after an if ---------------------------------------------------------
 
 
-def _join(before, after_body, body, after_else, orelse):
+def _join(before, after_body, body, after_else, orelse, lineno):
     """One name per variable after an `if`, renaming or copying inside branches.
 
-    Returns, which assign the same name in every branch, need no join.
+    Returns, which assign the same name in every branch, need no join. A version
+    named as the variable itself is a captured one (see `capture`), which closures
+    read by that name: the other branch's version takes it.
     """
     joined = dict(before)
     for var in sorted(set(after_body) | set(after_else)):
@@ -1072,28 +1083,31 @@ def _join(before, after_body, body, after_else, orelse):
             joined[var] = in_body
             continue
         existing = before.get(var)
-        if in_body is not None and in_body != existing:
+        captured_in_else = in_else == var != existing
+        if in_body is not None and in_body != existing and not captured_in_else:
             target = in_body
-            _rename_or_copy(orelse, in_else, target, existing)
-        else:
+            _rename_or_copy(orelse, in_else, target, existing, lineno)
+        else:  # a closure in `orelse` reads the variable by its own name: keep it
             target = in_else
-            _rename_or_copy(body, in_body, target, existing)
+            _rename_or_copy(body, in_body, target, existing, lineno)
         joined[var] = target
     return joined
 
 
-def _rename_or_copy(branch, version, target, existing):
+def _rename_or_copy(branch, version, target, existing, lineno):
     if version is None:
         return
     if version == existing:
-        _copy_into(branch, target, nodes.name(version))
+        _copy_into(branch, target, nodes.name(version), lineno)
     else:
         _rename(branch, version, target)
 
 
-def _copy_into(branch, target, value):
-    lineno = nodes.lineno_of(branch[-1]) if branch else None
-    branch.append(nodes.assign(target, value, lineno))
+def _copy_into(branch, target, value, lineno):
+    """`target = value` at the end of `branch`, on the line of its last statement (or
+    `lineno`, the `if`'s, in an empty one)."""
+    last = nodes.lineno_of(branch[-1]) if branch else None
+    branch.append(nodes.assign(target, value, last if last is not None else lineno))
 
 
 def _rename(branch, old, new):
@@ -1108,7 +1122,8 @@ def _rename(branch, old, new):
 
 def check_anf(tree):
     """Raise AssertionError unless FunctionDef `tree` has only the forms above, each
-    local assigned once on any path: a broken contract is a bug of pullback's."""
+    local assigned once on any path and each statement on a line of the user's code
+    (which messages name): a broken contract is a bug of pullback's."""
     _check_block(tree.body, top=True)
     if not tree.body or not isinstance(tree.body[-1], nodes.Return):
         raise AssertionError("ANF: the body must end with its only return")
@@ -1141,6 +1156,8 @@ def _check_single_assignment(statements, assigned):
 
 def _check_block(body, top=False):
     for i, stmt in enumerate(body):
+        if getattr(stmt, "lineno", None) is None and not isinstance(stmt, nodes.Pass):
+            raise AssertionError(f"ANF: {nodes.dump(stmt)[:200]} has no line of the user's")
         if isinstance(stmt, nodes.Return):
             if not (top and i == len(body) - 1):
                 raise AssertionError(f"ANF: return before the end, line {stmt.lineno}")

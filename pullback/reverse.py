@@ -534,7 +534,7 @@ class _Reverse:
             items, ops = nodes.name(before[0].targets[0].id), [op]
         name = self.namer.fresh(body.name + "_fwd")
         result, state = self.loop_body(body, name, outer, item, state)
-        self.track_loop(target, body, inits, result.updated)
+        self.track_loop(target, body, items, inits, result.updated)
         self.loop_results[target] = self.loop_result(target, body, items, inits, result.exits)
         forward = result.tree
         self.kinds[body.name] = kinds.ANY if any(k.active for k in outer.values()) else (
@@ -603,13 +603,24 @@ class _Reverse:
         return [(mapped(own, lambda n: self.aliases.own.get(n, set())),
                  mapped(held, self.aliases.memory)) for own, held in exits]
 
-    def track_loop(self, target, body, inits, updated):
+    def track_loop(self, target, body, items, inits, updated):
         """A loop that updates its state in place updates the initial values: as an
-        update of each, at the loop (see `track`)."""
+        update of each, at the loop (see `track`). One that updates what it iterates
+        over is refused: Python's later items would see the change."""
         item, *params = _parameter_names(body.args)
         if item in updated:
             raise self.error("the loop updates in place the items it iterates over, which "
                              "changes them: update a copy of each instead", "update in place")
+        iterated = self.aliases.memory(items.id) if isinstance(items, nodes.Name) else set()
+        changed = [(param, init.id) for param, init in zip(params, inits)
+                   if param in updated and isinstance(init, nodes.Name)]
+        changed += [(var, var) for var in set(updated) & set(body.captured)]
+        for param, name in changed:
+            if self.aliases.own.get(name, set()) & iterated:
+                raise self.error(
+                    f"the loop updates {_user_name(param)} in place while it iterates over "
+                    f"it (or what shares its memory): Python's later items would see the "
+                    f"change. Iterate over a copy instead", "update in place")
         for param, init in zip(params, inits):
             if param in updated and isinstance(init, nodes.Name):
                 var = _user_name(param)
@@ -628,7 +639,7 @@ class _Reverse:
             param_kinds = {p: kinds.CONST for p in _parameter_names(body.args) + body.captured}
             checked = _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer,
                                self.bindings, self.calls, body.captured).run(body.name)
-            self.track_loop(target, body, value.args[2:], checked.updated)
+            self.track_loop(target, body, value.args[1], value.args[2:], checked.updated)
         for node in [value] + list(nodes.walk(body)):
             helper = getattr(node, "helper", None)
             if helper is not None:
@@ -1310,6 +1321,9 @@ def _update(stmt, before):
         return aliases.Update(before, var, stmt.lineno, f"{item} {symbol}= ...",
                               f"Write {item} = {item} {symbol} ... to make a new value.")
     method = _UPDATE_METHODS[value.helper]
+    if hasattr(stmt, "written_back"):  # an item of an item: `x[i][j] = v`
+        return aliases.Update(before, var, stmt.lineno, f"{var}[...][...] = ...",
+                              f"Copy the item before updating it: {var}[i] = {var}[i].copy().")
     what = f"{var}[...] = ..." if method is None else f"{var}.{method}(...)"
     return aliases.Update(before, var, stmt.lineno, what,
                           f"Update a copy instead: {var} = {var}.copy().")

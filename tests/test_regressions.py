@@ -305,6 +305,34 @@ def default_holds_a_lambda(x):
     return g(3.0)
 
 
+def captured_in_one_branch_assigned_in_both(x):
+    if 1.0:
+        x /= 2.0
+    else:
+        x *= 2.0
+        return np.sum(sum([np.outer(x, 1.0) for _ in [1.0]]))
+    return np.sum(x - 0.5)
+
+
+def augmented_in_a_for_else(x):
+    y = x * 1.0
+    for t in [1.0, 2.0]:
+        if t > 5.0:
+            break
+    else:
+        y *= t
+    return y
+
+
+def augmented_in_a_for_else_after_an_empty_loop(x):
+    y = 1.0 * x
+    for t in [x, 2.0]:
+        pass
+    else:
+        y *= t
+    return y
+
+
 # -- derivatives of helpers given a symbolic zero -----------------------------------
 
 
@@ -374,6 +402,12 @@ CASES = {
     "default_holds_a_comprehension": (default_holds_a_comprehension,
                                       (1.5, np.array([1.0, 2.0])), 2.25, (1.5, np.zeros(2))),
     "default_holds_a_lambda": (default_holds_a_lambda, (1.5,), 6.75, (9.0,)),
+    "captured_in_one_branch_assigned_in_both": (captured_in_one_branch_assigned_in_both,
+                                                (np.array([-0.98, 1.24]),), -0.87,
+                                                (np.full(2, 0.5),)),
+    "augmented_in_a_for_else": (augmented_in_a_for_else, (1.5,), 3.0, (2.0,)),
+    "augmented_in_a_for_else_after_an_empty_loop": (
+        augmented_in_a_for_else_after_an_empty_loop, (1.5,), 3.0, (2.0,)),
     "for_else_break_then_a_branch_with_a_while": (
         for_else_break_then_a_branch_with_a_while, (-1.4412, -0.9801), np.cos(-1.4412),
         (float(-np.sin(-1.4412)), 0.0)),
@@ -637,6 +671,26 @@ def test_a_loop_that_may_not_run_returns_its_initial_state():
         pullback.grad(alias_kept_by_a_loop_that_may_not_run)(np.array([1.0, 2.0]), 0)
 
 
+def rows_halved_while_iterated(y):
+    s = 0.0
+    for t in y:
+        y *= 0.5
+        s = s + np.sum(t)
+    return s
+
+
+def argument_updated_through_a_list_holding_it(x):
+    items = [x]
+    items[0][0] = 5.0
+    return np.sum(x)
+
+
+def item_of_a_nested_list_updated(x):
+    grid = [[x, 2.0 * x], [3.0 * x, 4.0 * x]]
+    grid[1][0] = x * x
+    return grid[0][1] + grid[1][0]
+
+
 def argument_updated_by_a_call_and_not_read_again(x):
     c = np.ones(2) * x
     return halve(c) * np.sum(x)
@@ -652,6 +706,10 @@ def argument_updated_by_a_call_and_not_read_again(x):
                                                 "at line {4}"),
     (closure_updates_a_captured_array, None,
      "closure_updates_a_captured_array.<locals>.g updates the variable a in place"),
+    (rows_halved_while_iterated, 2, "the loop updates y in place while it iterates over it"),
+    (argument_updated_through_a_list_holding_it, 2,
+     "items\\[...\\]\\[...\\] = ... updates items in place, and x, which shares its memory, "
+     "is read at line {3}"),
 ])
 def test_an_update_another_name_would_see_is_refused(fn, line, message):
     first = fn.__code__.co_firstlineno
@@ -661,6 +719,11 @@ def test_an_update_another_name_would_see_is_refused(fn, line, message):
         pullback.grad(fn)(np.array([1.0, 2.0]))
     if line is not None:
         assert error.value.lineno == first + line
+
+
+def test_an_item_of_a_nested_list():
+    assert pullback.grad(item_of_a_nested_list_updated)(1.5) == pytest.approx(5.0)
+    check_grads(item_of_a_nested_list_updated, (1.5,), order=2)
 
 
 def test_an_argument_updated_by_a_call_and_not_read_again():
