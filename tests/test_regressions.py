@@ -543,7 +543,7 @@ def closure_reads_a_comprehension_variable_named_like_a_parameter(x):
 
 
 def closure_in_the_first_iterable_of_a_comprehension(x):
-    return sum([x * 2.0 for x in [(lambda t: x * t)(1.0), (lambda t: x * t)(2.0)]])
+    return sum([x * 2.0 for x in [(lambda t: x * t)(1.0), (lambda s: 2.0 * s * x)(1.0)]])
 
 
 def test_a_closure_reading_a_comprehension_variable_that_shadows_is_refused():
