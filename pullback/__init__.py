@@ -6,16 +6,15 @@ applies reverse-mode rules that build one pullback closure per function
 `pullback.source(f)` shows that code.
 """
 
-from . import (
-    templates,  # noqa: F401  (registers the derivative rules)
-    testing,
-)
+from . import rules, testing
 from .api import differentiable, grad, hessian, hvp, jacobian, source, value_and_grad, vjp
 from .config import config
-from .cotangents import ZERO
-from .custom import custom_vjp
 from .errors import TransformError
-from .rules import adjoint, d, nondifferentiable
+from .rules.registry import adjoint, d, nondifferentiable
+from .runtime.cotangents import ZERO
+from .runtime.custom import custom_vjp
+
+rules.register_all()
 
 __all__ = [
     "ZERO",

@@ -5,20 +5,12 @@ import numbers
 
 import numpy as np
 
-from . import (
-    anf,
-    calls,
-    cotangents,
-    custom,
-    debugging,
-    emit,
-    kinds,
-    parse,
-    records,
-    rules,
-    transform,
-)
-from .cotangents import is_differentiable
+from .compiler import emit, transform
+from .compiler.analysis import kinds
+from .compiler.frontend import anf, parse
+from .rules import registry
+from .runtime import calls, cotangents, custom, debugging, records
+from .runtime.cotangents import is_differentiable
 
 _STAGES = ("anf", "raw", "optimized")
 
@@ -305,7 +297,7 @@ def function_of(f):
     """The Python function pullback transforms for `f` (a primitive gets a wrapper)."""
     if not callable(f):
         raise TypeError(f"expected a function, got {type(f).__name__}")
-    if rules.rule_for(f) is not None:
+    if registry.rule_for(f) is not None:
         return transform.primitive_wrapper(f)
     return parse.python_function(f)
 

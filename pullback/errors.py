@@ -12,7 +12,7 @@ import sysconfig
 _PULLBACK = os.path.dirname(os.path.abspath(__file__))
 _LIBRARIES = tuple(sorted({os.path.join(os.path.abspath(path), "") for path in (
     *(sysconfig.get_paths()[key] for key in ("stdlib", "platstdlib", "purelib", "platlib")),
-    _PULLBACK, os.path.join(os.path.dirname(_PULLBACK), "templates"))}))
+    _PULLBACK)}))
 
 
 class TransformError(Exception):

@@ -8,8 +8,9 @@ and `u` (shaped like the output), <u, J v> computed numerically must match
 
 import numpy as np
 
-from . import api, records
-from .cotangents import ZERO, is_differentiable
+from . import api
+from .runtime import records
+from .runtime.cotangents import ZERO, is_differentiable
 
 
 def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):

@@ -8,7 +8,7 @@ import pytest
 import pullback
 import test_calls
 import test_primitives
-from pullback import anf, parse
+from pullback.compiler.frontend import anf, parse
 
 
 def normalise(fn):

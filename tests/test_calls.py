@@ -228,7 +228,7 @@ def test_a_recursive_call_returns_the_kind_its_function_returns():
 
 
 def test_a_recursion_whose_kinds_do_not_settle_keeps_the_generic_code(monkeypatch):
-    from pullback import transform
+    from pullback.compiler import transform
 
     monkeypatch.setattr(transform, "_ROUNDS", 0)
     monkeypatch.setattr(transform, "_DERIVATIVES", {})
@@ -265,7 +265,7 @@ def test_argnums_restricts_the_generated_code():
 @pytest.mark.parametrize("fn, args", [(poly, (1.0, 2.0)), (power, (1.3, 4)),
                                       (is_even_power, (1.3, 3))])
 def test_transformed_once_per_kinds(fn, args, monkeypatch):
-    from pullback import transform
+    from pullback.compiler import transform
 
     pullback.grad(fn)(*args)
     runs = []

@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import pullback
-from pullback import cli, highlight
+from pullback.cli import command, highlight
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 QUICKSTART = "examples/quickstart.py:loss"
@@ -26,7 +26,7 @@ def in_the_repository(monkeypatch):
 def run(capsys, *args):
     """Run the command in this process: `(status, stdout, stderr)`."""
     try:
-        status = cli.main(list(args))
+        status = command.main(list(args))
     except SystemExit as exit_:
         status = exit_.code
     out, err = capsys.readouterr()
@@ -40,7 +40,7 @@ SHOWN = [  # the arguments, and lines the output must contain
     ((QUICKSTART, "--wrt", "w, 2,w"), ["return (ZERO, dw, ZERO, dy)"]),
     ((QUICKSTART, "--stage", "raw"), ["def loss_fwd(w, x, y):", "return (ZERO, dw, dx, dy)"]),
     ((QUICKSTART, "--stage", "anf"), ["def loss(w, x, y):", "    return out"]),
-    (("pullback.cotangents:unbroadcast", "--stage", "anf"), ["def unbroadcast(g, x):"]),
+    (("pullback.runtime.cotangents:unbroadcast", "--stage", "anf"), ["def unbroadcast(g, x):"]),
     ((QUICKSTART, "--order", "1"), ["def loss_pullback(dout):"]),
     ((QUICKSTART, "--order", "2", "--wrt", "w"),
      ["def loss_fwd_fwd(w, x, y):", "def loss_pullback_fwd(dout):"]),
@@ -153,10 +153,10 @@ def test_colour(monkeypatch, choice, terminal, environ, coloured):
         monkeypatch.setenv(name, value)
     stdout = Terminal() if terminal else io.StringIO()
     monkeypatch.setattr(sys, "stdout", stdout)
-    assert cli.main(["--show", QUICKSTART, "--color", choice]) == 0
+    assert command.main(["--show", QUICKSTART, "--color", choice]) == 0
     out = stdout.getvalue()
     assert bool(ANSI.search(out)) == coloured
-    assert ANSI.sub("", out) == pullback.source(cli.load(QUICKSTART))
+    assert ANSI.sub("", out) == pullback.source(command.load(QUICKSTART))
 
 
 def test_highlight_colours_tokens_and_keeps_the_text():

@@ -248,7 +248,7 @@ def test_argnums_with_keyword_arguments():
 
 
 def test_closures_are_transformed_once_per_code_object(monkeypatch):
-    from pullback import transform
+    from pullback.compiler import transform
 
     pullback.grad(lambda_fan_out)(1.0, 2.0)
     pullback.grad(make_scaler(1.0))(1.0)
@@ -319,8 +319,8 @@ def test_a_users_cell_where_one_of_pullbacks_cells_was_is_still_the_users():
     # so its id) to the next cell made. Taken for pullback's, the user's cell below
     # had its function (np.sin) compiled into the derivative, which the closure over
     # np.tanh, of the same code and kinds, then reused.
-    from pullback.bindings import Bindings
-    from pullback.naming import Namer
+    from pullback.compiler.bindings import Bindings
+    from pullback.compiler.syntax.naming import Namer
 
     x = np.array([0.3, 0.5])
     dropped = Bindings(Namer(), calls_its_cell.__code__, {})

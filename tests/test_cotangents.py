@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from pullback import structures
-from pullback.cotangents import (
+from pullback.runtime import structures
+from pullback.runtime.cotangents import (
     ZERO,
     add_all,
     broadcast_view,
@@ -16,7 +16,13 @@ from pullback.cotangents import (
     unbroadcast_all,
     unreduce,
 )
-from pullback.structures import indexed_all, unconcatenate, unindex, unindex_all, unindex_tiles
+from pullback.runtime.structures import (
+    indexed_all,
+    unconcatenate,
+    unindex,
+    unindex_all,
+    unindex_tiles,
+)
 
 rng = np.random.default_rng(0)
 

@@ -12,8 +12,11 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback import debugging, inline, transform
+from pullback.compiler import transform
+from pullback.compiler.analysis import kinds
+from pullback.compiler.frontend import inline
 from pullback.errors import NaNError
+from pullback.runtime import debugging
 from test_docs import run_page, shown_in
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -87,7 +90,7 @@ def test_debug_dir_holds_the_generated_code(tmp_path):
     assert path.name.startswith("test_debugging.cube.fwd.") and path.suffix == ".py"
     text = path.read_text()
     assert "def cube_pullback(dy):" in text and "dx = " in text
-    assert transform.forward_function(cube, {"x": pullback.kinds.SCALAR}).__code__.co_filename == (
+    assert transform.forward_function(cube, {"x": kinds.SCALAR}).__code__.co_filename == (
         str(path))
 
 
@@ -132,11 +135,11 @@ def test_file_names_do_not_depend_on_what_was_differentiated_first(tmp_path):
 def test_code_made_again_gets_a_file_name_of_its_own(monkeypatch):
     """With the derivatives made again (their cache emptied), the first code must still
     read as its own text: it is what pdb shows and what grad of grad parses."""
-    kinds = {"x": pullback.kinds.SCALAR}
-    first = transform.derivative(cube, kinds)
+    scalar = {"x": kinds.SCALAR}
+    first = transform.derivative(cube, scalar)
     lines = linecache.getlines(first.filename)
     monkeypatch.setattr(transform, "_DERIVATIVES", {})
-    again = transform.derivative(cube, kinds)
+    again = transform.derivative(cube, scalar)
     assert again.filename != first.filename and linecache.getlines(first.filename) == lines
     assert pullback.grad(pullback.grad(cube))(2.0) == 12.0
 

@@ -12,9 +12,10 @@ import pytest
 
 import pullback
 import test_primitives
-from pullback import deferred, kinds
-from pullback.cotangents import ZERO, add, add_all, add_into, materialize, unbroadcast
-from pullback.deferred import OuterSum, RowSum, concrete, outer_sum, row_sum
+from pullback.compiler.analysis import kinds
+from pullback.runtime import deferred
+from pullback.runtime.cotangents import ZERO, add, add_all, add_into, materialize, unbroadcast
+from pullback.runtime.deferred import OuterSum, RowSum, concrete, outer_sum, row_sum
 from pullback.testing import check_grads
 
 rng = np.random.default_rng(3)

@@ -64,7 +64,7 @@ def is_listing(block):
 @functools.lru_cache(maxsize=1)
 def _project_sources():
     sources = []
-    for folder in ("templates", "examples"):
+    for folder in ("pullback/rules", "examples"):
         for path in glob.glob(os.path.join(ROOT, folder, "*.py")):
             with open(path) as file:
                 sources.append(file.read())

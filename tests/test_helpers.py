@@ -10,8 +10,8 @@ import inspect
 import numpy as np
 import pytest
 
-from pullback import calls, iteration, mutation, structures
-from pullback.cotangents import ZERO
+from pullback.runtime import calls, iteration, mutation, structures
+from pullback.runtime.cotangents import ZERO
 from pullback.testing import _inner
 
 rng = np.random.default_rng(7)

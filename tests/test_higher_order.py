@@ -164,7 +164,7 @@ def test_helpers_stay_known_when_an_equal_code_object_is_dropped():
     """Code compiled from the same text under two file names compares equal; forgetting
     the first must leave the second's helpers known, or its derivative would transform
     the helpers' own source."""
-    from pullback import bindings
+    from pullback.compiler import bindings
 
     text = "def make(h):\n    def f():\n        return h\n    return f\n"
     first, second = (compile(text, name, "exec").co_consts[0].co_consts[1]

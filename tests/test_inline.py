@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback import anf, inline, parse
+from pullback.compiler.frontend import anf, inline, parse
 from pullback.testing import check_grads
 
 rng = np.random.default_rng(5)

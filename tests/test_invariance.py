@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback import invariance, transform
+from pullback.compiler import transform
+from pullback.compiler.analysis import invariance
 from pullback.testing import check_grads
 
 rng = np.random.default_rng(11)

@@ -7,10 +7,10 @@ from pathlib import Path
 import gast
 import pytest
 
-from pullback import nodes
+from pullback.compiler.syntax import nodes
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted([*ROOT.glob("pullback/*.py"), *ROOT.glob("templates/*.py"),
+SOURCES = sorted([*ROOT.glob("pullback/**/*.py"),
                   *ROOT.glob("examples/*.py"), Path(inspect.getfile(ast))])
 EXTRA = [
     "def f(a, /, b: int = 1, *args, c, d=2, **kw) -> float:\n    return lambda x, *y: x\n",

@@ -8,7 +8,10 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback import copies, nodes, optimize, structures, transform
+from pullback.compiler import transform
+from pullback.compiler.optimize import copies, simplify
+from pullback.compiler.syntax import nodes
+from pullback.runtime import structures
 from pullback.testing import check_grads
 
 rng = np.random.default_rng(7)
@@ -415,9 +418,9 @@ def test_the_items_of_an_inlined_callees_pair_are_the_callers_cotangents():
 
 
 def _copies_propagated(source):
-    """The block `source` after `copies.propagate_copies` and `optimize.dead_code`."""
+    """The block `source` after `copies.propagate_copies` and `simplify.dead_code`."""
     block = nodes.from_ast(ast.parse(source)).body
-    return ast.unparse(nodes.to_ast(nodes.module(optimize.dead_code(
+    return ast.unparse(nodes.to_ast(nodes.module(simplify.dead_code(
         copies.propagate_copies(block), {"result"}))))
 
 
@@ -484,7 +487,7 @@ def test_a_reductions_cotangent_multiplies_without_a_broadcast(fn, shape, produc
 def test_a_reductions_cotangent_multiplied_unbroadcast_gives_the_same_numbers(fn, x,
                                                                                monkeypatch):
     folded = pullback.grad(fn)(x)
-    monkeypatch.setattr(optimize, "scalar_factors", lambda statements, *context: statements)
+    monkeypatch.setattr(simplify, "scalar_factors", lambda statements, *context: statements)
     monkeypatch.setattr(transform, "_DERIVATIVES", {})
     assert "unreduce(" in pullback.source(fn, x)
     assert np.array_equal(folded, pullback.grad(fn)(x))

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-from pullback.templates.numpy_versions import numpy_functions
+from pullback.rules.numpy_versions import numpy_functions
 from pullback.testing import check_grads
 
 rng = np.random.default_rng(0)

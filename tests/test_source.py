@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback import transform
+from pullback.compiler import transform
+from pullback.compiler.analysis import kinds
 from pullback.testing import check_grads
 from test_docs import code_blocks, is_listing, shown_in
 
@@ -125,8 +126,8 @@ def test_a_closure_in_a_loop_reads_the_modules_the_loops_rules_use():
 
 
 def test_the_compiled_factory_names_only_the_cells_the_code_reads():
-    transform.forward_function(sines, {"x": pullback.kinds.SCALAR})
-    derivative = transform.derivative(sines, {"x": pullback.kinds.SCALAR})
+    transform.forward_function(sines, {"x": kinds.SCALAR})
+    derivative = transform.derivative(sines, {"x": kinds.SCALAR})
     factory = linecache.getlines(derivative.filename)[1]
     params = factory[factory.index("(") + 1:factory.index(")")].split(", ")
     assert set(params) == set(derivative.cells) == set(derivative.code.co_freevars) - {
@@ -141,7 +142,7 @@ def test_stages():
 
 
 def test_generated_code_is_in_linecache_and_inspect():
-    scalars = {"a": pullback.kinds.SCALAR, "b": pullback.kinds.SCALAR}
+    scalars = {"a": kinds.SCALAR, "b": kinds.SCALAR}
     forward = transform.forward_function(f, scalars)
     text = inspect.getsource(forward)
     assert text.lstrip().startswith("def f_fwd(a, b):")
@@ -158,7 +159,7 @@ def test_traceback_shows_the_generated_line_and_its_origin():
 
 
 def test_source_map_points_to_user_lines():
-    derivative = transform.derivative(breaks, {"x": pullback.kinds.ARRAY})
+    derivative = transform.derivative(breaks, {"x": kinds.ARRAY})
     line = breaks.__code__.co_firstlineno + 1
     assert line in derivative.source_map
     text = linecache.getlines(derivative.filename)

@@ -34,8 +34,7 @@ ENGLISH = frozenset(
     "a an and as at b be by d for if in is it ll m no not of on or re s t the to ve"  # noqa: SIM905
     .split()
 )
-PACKAGE_DIRECTORIES = tuple(
-    os.path.dirname(m.__file__) + os.sep for m in (pullback, pullback.templates))
+PACKAGE_DIRECTORY = os.path.dirname(pullback.__file__) + os.sep
 
 
 @dataclasses.dataclass
@@ -87,7 +86,7 @@ def normalise(message, names):
 def where(error):
     """The innermost frame of pullback (or of the code it generated) that `error` passed."""
     for frame in reversed(traceback.extract_tb(error.__traceback__)):
-        if frame.filename.startswith(PACKAGE_DIRECTORIES):
+        if frame.filename.startswith(PACKAGE_DIRECTORY):
             return f"{os.path.basename(frame.filename)[:-3]}.{frame.name}"
         if frame.filename.startswith("<pullback"):
             return "generated code"

@@ -1,0 +1,4 @@
+"""The `pullback` command line.
+
+`command` parses the arguments and prints derivative code; `highlight` colours it.
+"""

@@ -1,0 +1,1 @@
+"""The compiler: from a Python function to its forward and pullback, as generated Python."""

@@ -1,0 +1,299 @@
+"""What the transformer knows about a value before it runs: its kind.
+
+A kind says whether a value is *active* (it may carry a derivative: floats,
+inexact arrays and containers of them) and, when known, whether it is a scalar
+or an array. A function is transformed once per tuple of parameter kinds, so
+ints, strings and arguments outside `argnums` are known constants: no cotangent
+code is generated for them. Kinds only ever remove code: the generated code is
+correct for any value of its kind.
+"""
+
+import dataclasses
+import functools
+import types
+
+import numpy as np
+
+from ...runtime import records
+from ...runtime.cotangents import is_differentiable
+from ...runtime.deferred import Deferred
+from ..syntax import scopes
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Kind:
+    """A leaf kind: `active` and a shape class ("scalar", "array" or "unknown").
+
+    The six below are the only ones; they compare (and hash, in cache keys) by
+    identity.
+    """
+
+    name: str
+    active: bool
+    shape: str
+
+    def __repr__(self):
+        return self.name
+
+
+CONST = Kind("CONST", False, "unknown")
+CONST_SCALAR = Kind("CONST_SCALAR", False, "scalar")
+SCALAR = Kind("SCALAR", True, "scalar")
+ARRAY = Kind("ARRAY", True, "array")
+ANY = Kind("ANY", True, "unknown")
+
+CONST_ARRAY = Kind("CONST_ARRAY", False, "array")
+
+_LEAVES = {(k.active, k.shape): k for k in (CONST, CONST_SCALAR, CONST_ARRAY, SCALAR, ARRAY,
+                                            ANY)}
+
+
+@dataclasses.dataclass(frozen=True)
+class Container:
+    """A tuple, list or dict whose items have known kinds.
+
+    `keys` are the positions (0, 1, ...) or the dict keys, `items` their kinds.
+    """
+
+    type: type
+    keys: tuple
+    items: tuple
+    active: bool = True
+    shape: str = "unknown"
+
+    def __repr__(self):
+        inner = ", ".join(f"{k!r}: {v!r}" for k, v in zip(self.keys, self.items))
+        return f"{self.type.__name__}({inner})"
+
+    def __hash__(self):
+        return self._hash
+
+    @functools.cached_property
+    def _hash(self):
+        """The hash of the fields, computed once: kinds are keys of every cache lookup."""
+        return hash((self.type, self.keys, self.items, self.active, self.shape))
+
+    def item(self, key):
+        """The kind of item `key`, or None when it is not a known key."""
+        for k, v in zip(self.keys, self.items):
+            if k == key and type(k) is type(key):
+                return v
+        return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Items:
+    """An iterable that is not a container of known items (a range, zip, enumerate,
+    a list of unknown length): what matters is the kind of its items."""
+
+    element: object
+    shape: str = "unknown"
+
+    @property
+    def active(self):
+        return self.element.active
+
+    def __repr__(self):
+        return f"Items({self.element!r})"
+
+
+def constant(kind):
+    """The kind of a value of kind `kind` held constant: a scalar stays a scalar, an
+    array an array."""
+    return _LEAVES[(False, kind.shape)] if kind.shape in ("scalar", "array") else CONST
+
+
+def container(type_, keys, items):
+    """A Container kind, inactive when no item is active."""
+    items = tuple(items)
+    return Container(type_, tuple(keys), items, any(k.active for k in items))
+
+
+def sequence(type_, items):
+    """The kind of a tuple or list whose items have kinds `items`."""
+    items = tuple(items)
+    return container(type_, range(len(items)), items)
+
+
+def of_value(value, depth=0):
+    """The kind of a runtime value.
+
+    A function is active (ANY) when a value it closes over, or a default value, is:
+    its cotangent is the tuple of the cotangents of its free variables (and of its
+    defaults, see `calls.with_defaults`). Long sequences and
+    deep nests (a loop's trail of pullbacks) get the kind of their items or
+    the generic kind, so that neither their length nor their depth matters.
+    A container with nothing differentiable in it is a constant, whatever its
+    shape: a tree of ints passed down a recursion needs one derivative, not
+    one per shape of subtree.
+    """
+    kind = _EXACT.get(type(value))
+    if kind is not None:
+        return kind
+    if type(value) is np.ndarray:
+        return ARRAY if is_differentiable(value) else CONST
+    if isinstance(value, (bool, int, np.integer)):
+        return CONST_SCALAR
+    if isinstance(value, (tuple, list, dict)) or records.is_record(value):
+        if depth == 0 and not _any_active(value):
+            return CONST
+        kind = _container_of_value(value, depth)
+        return kind if kind.active else CONST
+    if isinstance(value, types.FunctionType):
+        held = value.__closure__ or value.__defaults__ or value.__kwdefaults__
+        return ANY if held and _any_active(value) else CONST
+    if scopes.is_bound_method(value):
+        return ANY if _any_active(value.__self__) else CONST
+    if not is_differentiable(value):
+        return CONST
+    return ARRAY if isinstance(value, (np.ndarray, Deferred)) else SCALAR
+
+
+_EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST_SCALAR, str: CONST, type(None): CONST}
+
+
+def _container_of_value(value, depth):
+    if depth > _DEEPEST:
+        return ANY if _any_active(value) else CONST
+    if records.is_record(value):
+        items = records.fields(value)
+        keys = range(len(items)) if records.is_named_tuple(value) else items.keys()
+        return Container(type(value), tuple(keys), tuple(
+            of_value(v, depth + 1) for v in items.values()), _any_active(value))
+    if isinstance(value, (tuple, list)) and len(value) > _LONGEST:
+        result = None
+        for item in value:
+            result = join(result, of_value(item, depth + 1))
+        return Items(result)
+    if isinstance(value, (tuple, list)):
+        items = (of_value(v, depth + 1) for v in value)
+        return sequence(tuple if isinstance(value, tuple) else list, items)
+    return container(dict, value.keys(), (of_value(v, depth + 1) for v in value.values()))
+
+
+_DEEPEST = 8
+_LONGEST = 32
+
+
+def _any_active(value):
+    """Whether `value` holds a differentiable value: in a container, in a function's
+    closure cells, or in a bound method's object."""
+    return any(is_differentiable(leaf) for leaf in leaves(value, into_closures=True))
+
+
+def leaves(value, into_closures=False):
+    """The values inside `value` that are not tuples, lists, dicts or objects with
+    attributes (`records`), searched without recursion, each once (numbers and
+    strings, which cannot hold others, maybe more than once); with `into_closures`,
+    also those in functions' closure cells and bound methods' objects."""
+    pending, seen = [value], set()
+    while pending:
+        value = pending.pop()
+        if type(value) in _ATOMIC:
+            yield value
+            continue
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        if records.is_record(value):
+            pending.extend(records.fields(value).values())
+        elif isinstance(value, (tuple, list)):
+            pending.extend(value)
+        elif isinstance(value, dict):
+            pending.extend(value.values())
+        elif into_closures and isinstance(value, types.FunctionType):
+            pending.extend(scopes.cell_values(value))
+            pending.extend(value.__defaults__ or ())
+            pending.extend((value.__kwdefaults__ or {}).values())
+        elif into_closures and scopes.is_bound_method(value):
+            pending.append(value.__self__)
+        else:
+            yield value
+
+
+_ATOMIC = {int, float, bool, str, type(None)}
+
+
+def of_annotation(annotation, default=ANY):
+    """The kind a parameter annotation promises (float, int, np.ndarray, ...)."""
+    if annotation in (float, complex):
+        return SCALAR
+    if annotation in (int, bool, str):
+        return CONST_SCALAR
+    if annotation is np.ndarray:
+        return ARRAY
+    return default
+
+
+def promote(kinds):
+    """The kind of an elementwise operation's result from its operands' kinds."""
+    active = any(k.active for k in kinds)
+    shapes = {k.shape for k in kinds}
+    if "array" in shapes:
+        shape = "array"
+    elif shapes <= {"scalar"}:
+        shape = "scalar"
+    else:
+        shape = "unknown"
+    return _LEAVES[(active, shape)]
+
+
+def join(a, b):
+    """The kind of a variable that holds a value of kind `a` or of kind `b`."""
+    if a == b:
+        return a
+    if a is None or b is None:
+        return a or b
+    if isinstance(a, Container) and isinstance(b, Container) and (a.type, a.keys) == (
+            b.type, b.keys):
+        return Container(a.type, a.keys, tuple(map(join, a.items, b.items)))
+    if is_sequence(a) and is_sequence(b):
+        return Items(join(element(a), element(b)))
+    active = a.active or b.active
+    shape = a.shape if a.shape == b.shape else "unknown"
+    return _LEAVES[(active, shape)]
+
+
+def item(kind, key):
+    """The kind of item `key` of a value of kind `kind`."""
+    if isinstance(kind, Container):
+        found = kind.item(key)
+        if found is not None:
+            return found
+    return element(kind)
+
+
+def is_sequence(kind):
+    """Whether `kind` is that of a tuple or list (or of an iterable's items)."""
+    return isinstance(kind, Items) or isinstance(kind, Container) and kind.type in (tuple, list)
+
+
+def concatenation(a, b):
+    """The kind of `a + b` for tuples or lists of kinds `a` and `b`."""
+    if isinstance(a, Container) and isinstance(b, Container) and a.type is b.type:
+        return sequence(a.type, a.items + b.items)
+    return Items(join(element(a), element(b)))
+
+
+def field(kind, name):
+    """The kind of attribute `name` of a value of kind `kind` (an object's field)."""
+    if isinstance(kind, Container):
+        fields = getattr(kind.type, "_fields", None)
+        found = kind.item(fields.index(name) if fields and name in fields else name)
+        if found is not None:
+            return found
+    return ANY if kind.active else CONST
+
+
+def element(kind):
+    """The kind of an item of a value of kind `kind` when the key is not known."""
+    if isinstance(kind, Container):
+        result = None
+        for item in kind.items:
+            result = join(result, item)
+        return result or CONST
+    if isinstance(kind, Items):
+        return kind.element
+    if kind is ARRAY:
+        return ARRAY
+    return ANY if kind.active else CONST

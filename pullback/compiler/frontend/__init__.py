@@ -1,0 +1,1 @@
+"""The front end: parse a live function, normalise it to A-normal form, inline small callees."""

@@ -1,0 +1,204 @@
+"""How loops exit and what they carry: what ANF needs to turn a loop into a function.
+
+`lower_exits` rewrites every loop of a function body, before ANF names
+anything, so that leaving an iteration is a `return` from its body:
+`continue` and the end of the body return the flag 'next', `break` returns
+'break', and `return e` assigns `e` to a result variable and returns
+'return'. These returns carry `exit`, the flag; ANF completes them with the
+loop's state. After the loop, `if loop_flag == 'return': return result` and
+`if loop_flag == 'done': <the else clause>` take over what the loop's
+`return` and `else` did. A `while` loop's body becomes
+`if <test>: <body> else: <exit 'done'>`.
+
+`mark_carried` then gives each loop `carried`: the variables it assigns that
+an iteration may read before assigning them (values from the iteration
+before) or that are read outside the loop.
+"""
+
+from ..syntax import nodes
+
+NEXT, BREAK, RETURN, DONE = "next", "break", "return", "done"
+UPDATING_METHODS = ("append", "extend", "pop")
+_LOOPS = (nodes.For, nodes.While)
+_SCOPES = (nodes.FunctionDef, nodes.Lambda)
+
+
+def lower_exits(body, namer):
+    """`body` with each loop's exits lowered (see the module docstring)."""
+    return _Exits(namer).block(body)
+
+
+class _Exits:
+    def __init__(self, namer):
+        self.namer = namer
+        self.result = None  # the variable holding a value returned inside a loop
+
+    def block(self, body):
+        out = []
+        for stmt in body:
+            if isinstance(stmt, _LOOPS):
+                out.extend(self.loop(stmt))
+                continue
+            if isinstance(stmt, nodes.If):
+                stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
+            out.append(stmt)
+        return out
+
+    def loop(self, loop):
+        lineno = nodes.lineno_of(loop)
+        returns = []
+        body = self.exits(self.block(loop.body), returns) + [exit_(NEXT, lineno)]
+        if isinstance(loop, nodes.While) and not _is_true(loop.test):
+            body = [nodes.if_(loop.test, body, [exit_(DONE, lineno)], lineno)]
+        loop.body = body
+        after = []
+        if returns or loop.orelse:
+            loop.flag = self.namer.fresh("loop_flag")
+        if returns:
+            after.append(_flag_test(loop.flag, RETURN, [
+                nodes.return_(nodes.name(self.result), lineno)], lineno))
+        if loop.orelse:
+            after.append(_flag_test(loop.flag, DONE, self.block(loop.orelse), lineno))
+            loop.orelse = []
+        return [loop] + after
+
+    def exits(self, body, returns):
+        """`break`, `continue` and `return` in `body` (not in inner loops) as exits."""
+        out = []
+        for stmt in body:
+            lineno = nodes.lineno_of(stmt)
+            if isinstance(stmt, nodes.Break):
+                out.append(exit_(BREAK, lineno))
+            elif isinstance(stmt, nodes.Continue):
+                out.append(exit_(NEXT, lineno))
+            elif isinstance(stmt, nodes.Return) and not hasattr(stmt, "exit"):
+                self.result = self.result or self.namer.fresh("result")
+                value = stmt.value if stmt.value is not None else nodes.constant(None)
+                out += [nodes.assign(self.result, value, lineno), exit_(RETURN, lineno)]
+                returns.append(stmt)
+            elif isinstance(stmt, nodes.If):
+                stmt.body = self.exits(stmt.body, returns)
+                stmt.orelse = self.exits(stmt.orelse, returns)
+                out.append(stmt)
+            else:
+                out.append(stmt)
+        return out
+
+
+def exit_(flag, lineno):
+    """The `return` that ends an iteration with `flag`."""
+    node = nodes.return_(None, lineno)
+    node.exit = flag
+    return node
+
+
+def _flag_test(flag, value, body, lineno):
+    test = nodes.Compare(left=nodes.name(flag), ops=[nodes.Eq()],
+                         comparators=[nodes.constant(value)])
+    return nodes.if_(test, body, [], lineno)
+
+
+def _is_true(test):
+    return isinstance(test, nodes.Constant) and bool(test.value)
+
+
+# -- what a loop carries --------------------------------------------------------
+
+
+def mark_carried(body, params):
+    """Give every loop in `body` (a function's, exits lowered, with parameters
+    `params`) its `carried` names."""
+    loops = list(_loops(body))
+    if not loops:
+        return
+    local = set(params)
+    for stmt in body:
+        for node in _walk_scope(stmt):
+            if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
+                local.add(node.id)
+            elif isinstance(node, nodes.FunctionDef):
+                local.add(node.name)
+    loads = nodes.read_counts(body)
+    for loop in loops:
+        inside = nodes.read_counts(loop)
+        assigned = [v for v in _stores(loop, local) if v in local]
+        exposed = set()
+        _exposed(loop.body, _target_names(loop), set(assigned), exposed, local)
+        loop.carried = [v for v in assigned
+                        if v in exposed or loads[v] > inside[v]]
+
+
+def _loops(body):
+    for stmt in body:
+        for node in _walk_scope(stmt):
+            if isinstance(node, _LOOPS):
+                yield node
+
+
+def _walk_scope(node):
+    """The nodes of `node` in the same function scope (nested functions excluded,
+    their defaults and names included)."""
+    yield node
+    children = _outside_parts(node) if isinstance(node, _SCOPES) else nodes.iter_child_nodes(
+        node)
+    for child in children:
+        yield from _walk_scope(child)
+
+
+def _outside_parts(node):
+    args = node.args
+    return list(args.defaults) + [d for d in args.kw_defaults if d is not None]
+
+
+def _stores(node, local):
+    """The names `node` assigns or updates in its own scope, in order of first
+    assignment: an item assignment `x[i] = v` or a call `x.append(v)` updates
+    the local variable `x` (see `anf`)."""
+    found = {}
+    for n in _walk_scope(node):
+        if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Store):
+            found.setdefault(n.id)
+        elif isinstance(n, nodes.FunctionDef):
+            found.setdefault(n.name)
+        elif isinstance(n, nodes.Subscript) and isinstance(n.ctx, nodes.Store):
+            found.setdefault(_root(n))
+        elif (isinstance(n, nodes.Call) and isinstance(n.func, nodes.Attribute)
+              and n.func.attr in UPDATING_METHODS and nodes.is_name(n.func.value)):
+            found.setdefault(n.func.value.id)
+    return [name for name in found if name in local]
+
+
+def _root(target):
+    while isinstance(target, (nodes.Subscript, nodes.Attribute)):
+        target = target.value
+    return target.id if isinstance(target, nodes.Name) else None
+
+
+def _target_names(loop):
+    if isinstance(loop, nodes.While):
+        return set()
+    return nodes.names_in(loop.target)
+
+
+def _exposed(body, defined, assigned, found, local):
+    """Add to `found` the names of `assigned` that `body` may read before assigning."""
+    for stmt in body:
+        if isinstance(stmt, nodes.If):
+            _read(stmt.test, defined, assigned, found)
+            in_body, in_else = set(defined), set(defined)
+            _exposed(stmt.body, in_body, assigned, found, local)
+            _exposed(stmt.orelse, in_else, assigned, found, local)
+            defined |= in_body & in_else
+        elif isinstance(stmt, _LOOPS):
+            _read(stmt.iter if isinstance(stmt, nodes.For) else stmt.test, defined, assigned,
+                  found)
+            _exposed(stmt.body, defined | _target_names(stmt), assigned, found, local)
+        else:
+            _read(stmt, defined, assigned, found)
+            defined.update(_stores(stmt, local))
+
+
+def _read(node, defined, assigned, found):
+    for name, _ in nodes.read_counts(node).items():
+        if name in assigned and name not in defined:
+            found.add(name)

@@ -1,0 +1,1 @@
+"""Stage 4: simplifications of the generated code, run by `simplify.optimize`."""

@@ -1,0 +1,1 @@
+"""Syntax helpers every stage uses: gast nodes, readable names, Python's scoping."""

@@ -1,0 +1,134 @@
+"""Python's scoping, as far as the transformation needs it.
+
+Which functions are nested directly in a function, which names a nested
+function reads from the function around it (its free variables, which become
+its closure cells), and how often a function assigns each of its own names.
+Free variables are computed by the standard library's `symtable`, so they are
+exactly the ones CPython puts in `co_freevars`.
+"""
+
+import collections
+import inspect
+import symtable
+import types
+
+from .. import emit
+from . import nodes
+
+SCOPES = (nodes.FunctionDef, nodes.Lambda)
+
+
+def nested_functions(tree):
+    """The `def` and `lambda` nodes directly inside FunctionDef `tree`, in order."""
+    found = []
+    for stmt in tree.body:
+        _collect_nested(stmt, found)
+    return found
+
+
+def user_functions(tree):
+    """The user's `def` and `lambda` nodes nested in FunctionDef `tree` (in ANF),
+    looking inside the functions ANF made of its loops (`loop` set), which are not
+    the user's."""
+    found = []
+    for node in nested_functions(tree):
+        if getattr(node, "loop", False):
+            found.extend(user_functions(node))
+        else:
+            found.append(node)
+    return found
+
+
+def _collect_nested(node, found):
+    if isinstance(node, SCOPES):
+        found.append(node)
+        for part in _evaluated_outside(node):
+            _collect_nested(part, found)
+        return
+    for child in nodes.iter_child_nodes(node):
+        _collect_nested(child, found)
+
+
+def _evaluated_outside(node):
+    """The parts of a `def` or `lambda` evaluated in the enclosing scope: defaults."""
+    args = node.args
+    parts = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
+    if isinstance(node, nodes.FunctionDef):
+        parts += node.decorator_list
+    return parts
+
+
+def free_names(node):
+    """The names a `def` or `lambda` node reads from outside itself.
+
+    They include the globals it reads; intersected with the names bound in
+    the enclosing function, they are its free variables.
+    """
+    text = emit.unparse(node)
+    # The function's own table comes last: its defaults and annotations, evaluated
+    # outside it, may hold comprehensions and lambdas of their own, which come first.
+    table = symtable.symtable(text, "<nested>", "exec").get_children()[-1]
+    return _implicit_globals(table)
+
+
+def _implicit_globals(table):
+    names = {s.get_name() for s in table.get_symbols()
+             if s.is_global() and not s.is_declared_global()}
+    for child in table.get_children():
+        names |= _implicit_globals(child)
+    return names
+
+
+def cell_values(fn):
+    """The values of a function's closure cells, in `co_freevars` order (None if empty)."""
+    for cell in fn.__closure__ or ():
+        try:
+            yield cell.cell_contents
+        except ValueError:
+            yield None
+
+
+def is_python_function(fn):
+    """Whether `fn` is a function defined in Python (`def` or `lambda`)."""
+    return isinstance(fn, types.FunctionType)
+
+
+def is_module(value):
+    """Whether `value` is a module."""
+    return isinstance(value, types.ModuleType)
+
+
+def is_bound_method(fn):
+    """Whether `fn` is a method bound to an object (`obj.f`, or `x.sum` for an array `x`)."""
+    if isinstance(fn, types.MethodType):
+        return True
+    if not isinstance(fn, types.BuiltinMethodType):
+        return False
+    owner = fn.__self__
+    return owner is not None and not isinstance(owner, types.ModuleType)
+
+
+def has_fixed_parameters(fn):
+    """Whether Python function `fn` takes neither `*args` nor `**kwargs`."""
+    return not fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
+
+
+def assignments(tree):
+    """How many times FunctionDef `tree` binds each name in its own scope."""
+    counts = collections.Counter()
+    for stmt in tree.body:
+        _count_bindings(stmt, counts)
+    return counts
+
+
+def _count_bindings(node, counts):
+    if isinstance(node, nodes.FunctionDef):
+        counts[node.name] += 1
+    if isinstance(node, SCOPES):
+        for part in _evaluated_outside(node):
+            _count_bindings(part, counts)
+        return
+    if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
+        counts[node.id] += 1
+    for child in nodes.iter_child_nodes(node):
+        _count_bindings(child, counts)

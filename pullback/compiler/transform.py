@@ -1,0 +1,507 @@
+"""The pipeline, run once per function and kinds of its parameters.
+
+parse -> anf -> reverse -> optimize -> emit. `derivative(fn, kinds)` runs it and
+caches the result per code object and per `config` settings (which change the
+generated code and where it is written); `forward_function(fn, kinds)` binds that
+code to a particular function's globals, cells and defaults. A primitive called
+through a value is differentiated by running the pipeline on a one-line
+wrapper around it (`primitive_wrapper`); see `dispatch` for calls resolved at
+run time.
+"""
+
+import builtins
+import dataclasses
+import functools
+import inspect
+import os
+import re
+import types
+import weakref
+
+from ..config import current as current_settings
+from ..errors import TransformError
+from ..rules import registry
+from ..runtime import calls, collector, custom, debugging, dispatch
+from . import debug_files, emit, reverse
+from .analysis import kinds
+from .bindings import Bindings, helper_names, mark_helpers
+from .frontend import anf, inline, parse
+from .optimize import simplify
+from .syntax import nodes, scopes
+from .syntax.naming import Namer
+
+_DERIVATIVES = {}
+_IN_PROGRESS = {}
+_ROUNDS = 3
+_FORWARDS = weakref.WeakKeyDictionary()
+_WRAPPERS = {}
+_EPOCH = [0]
+_MISSING = object()
+
+
+@dataclasses.dataclass
+class Derivative:
+    """The generated forward-and-pullback code of one function for one tuple of kinds.
+
+    Attributes:
+      origin: where the user function came from.
+      anf: the function in A-normal form.
+      raw: the forward function before optimisation (inlining and `optimize`), or a
+        function making it (see `unoptimized`).
+      tree: the forward function as compiled.
+      text: its source (what `pullback.source` shows).
+      code: its code object.
+      cells: pullback's cells it reads (helpers, the forwards of callees).
+      result_kind: the kind of its return value.
+      filename: where the generated text is registered.
+      source_map: for each line of that text, the user line it came from.
+      globals_used: the global objects its calls were compiled for, by name.
+      callees: the `(function, kinds, kinds' cache key, result kind)` of the Python
+        functions it calls, the result kind being the one its code was compiled for.
+      kinds: the kind of every variable of the function.
+      updated: the parameters and free variables it updates in place (as Python runs
+        it), which are updates of the arguments of a call (and of its caller's variables).
+      checked: the epoch in which `refresh` last found it current.
+    """
+
+    origin: parse.Origin
+    anf: object
+    raw: object
+    tree: object
+    text: str
+    code: types.CodeType
+    cells: dict
+    result_kind: object
+    filename: str
+    source_map: list
+    globals_used: dict
+    callees: list
+    kinds: dict
+    updated: tuple = ()
+    checked: int = -1
+
+    def build(self, fn):
+        """The forward function, reading `fn`'s globals, cells and defaults."""
+        cells = dict(self.cells)
+        cells.update(zip(fn.__code__.co_freevars, fn.__closure__ or ()))
+        return emit.bind(self.code, fn.__globals__, cells, fn.__defaults__, fn.__kwdefaults__)
+
+    def unoptimized(self):
+        """The forward function before optimisation (made when first asked for, if
+        small callees were inlined)."""
+        if callable(self.raw):
+            self.raw = self.raw()
+        return self.raw
+
+    def is_current(self, fn_globals):
+        """Whether every global it was compiled for is still the same object."""
+        return all(fn_globals.get(name, getattr(builtins, name, _MISSING)) is obj
+                   for name, obj in self.globals_used.items())
+
+
+class _Forward:
+    """The cell holding a function's forward for one tuple of kinds, and its source."""
+
+    def __init__(self):
+        self.cell = types.CellType()
+        self.derivative = None
+
+
+def derivative(fn, param_kinds):
+    """The `Derivative` of Python function `fn` for parameters of kinds `param_kinds`.
+
+    Raises:
+      TransformError: if `fn` cannot be differentiated.
+    """
+    return _derivative(fn, param_kinds, _key(param_kinds))
+
+
+def _derivative(fn, param_kinds, kinds_key):
+    key = _derivative_key(fn, kinds_key)
+    found = _DERIVATIVES.get(key)
+    if found is None:
+        with collector.paused():
+            try:
+                found = _DERIVATIVES[key] = _recursion_fixed_point(fn, param_kinds, key)
+            except TransformError as error:  # met in generated code: at the user's line
+                raise debugging.in_user_code(error) from None
+    return found
+
+
+def _recursion_fixed_point(fn, param_kinds, key):
+    """The derivative of `fn`, its calls of itself (with the same kinds) compiled for
+    the kind of result it returns.
+
+    While `fn` is transformed, a call of itself returns a value of the kind assumed in
+    `_IN_PROGRESS`: first `ANY`, then the kind the code compiled for the last
+    assumption returns, until the two agree; the code is then correct by induction
+    on the depth of the recursion. If they do not agree within `_ROUNDS` more runs,
+    the code compiled for `ANY` is kept, and whatever was compiled meanwhile for an
+    assumption that did not hold is forgotten. The parameters a call of itself
+    updates in place are assumed the same way, from none: they only grow, so the
+    first runs repeat until they settle.
+    """
+    front = _front(fn)
+    updated = ()
+    first = _pipeline_assuming(fn, param_kinds, front, key, (kinds.ANY, updated))
+    while first.updated != updated and _calls_itself(first, key):
+        updated = first.updated
+        first = _pipeline_assuming(fn, param_kinds, front, key, (kinds.ANY, updated))
+    if first.result_kind is kinds.ANY or not _calls_itself(first, key):
+        return first
+    assumed = first.result_kind
+    for _ in range(_ROUNDS):
+        found = _pipeline_assuming(fn, param_kinds, front, key, (assumed, updated))
+        if found.result_kind == assumed and found.updated == updated:
+            return found
+        assumed = found.result_kind
+    _forget_assumptions(key, first.result_kind)
+    return first
+
+
+def _pipeline_assuming(fn, param_kinds, front, key, assumed):
+    """The pipeline run on `fn` from its `_front`, its calls of itself assumed to return
+    a value of a kind and to update parameters in place: `assumed`, the pair."""
+    _IN_PROGRESS[key] = assumed
+    try:
+        return _run_pipeline(fn, param_kinds, front)
+    finally:
+        del _IN_PROGRESS[key]
+
+
+def _calls_itself(derivative, key):
+    return any(_derivative_key(callee, kinds_key) == key
+               for callee, _, kinds_key, _ in derivative.callees)
+
+
+def _forget_assumptions(key, result_kind):
+    """Drop the derivatives compiled for a result of `key` other than `result_kind`."""
+    for found_key, found in list(_DERIVATIVES.items()):
+        if any(_derivative_key(callee, kinds_key) == key and result not in (kinds.ANY,
+                                                                           result_kind)
+               for callee, _, kinds_key, result in found.callees):
+            del _DERIVATIVES[found_key]
+
+
+def forward_function(fn, param_kinds, through_value=False):
+    """`fn`'s forward function for parameters of kinds `param_kinds` (cached); for a
+    function with a hand-written derivative, the forward that runs it.
+
+    With `through_value`, `fn` is called through a value (`dispatch.forward`), and a
+    function updating a parameter in place is refused: its caller was transformed
+    without knowing that the argument changes (see `refuse_updates`)."""
+    if custom.vjp_of(fn) is not None:
+        return custom.forward_of(fn)
+    kinds_key = _key(param_kinds)
+    entry = _FORWARDS.get(fn, {}).get(kinds_key) if isinstance(
+        fn, types.FunctionType) else None
+    if entry is None or entry.derivative is None or entry.derivative.checked != _EPOCH[0]:
+        fn = parse.python_function(fn)
+        _refresh(fn, param_kinds, kinds_key, set())
+        _forward_cell(fn, param_kinds, kinds_key)
+        entry = _FORWARDS[fn][kinds_key]
+    if through_value and entry.derivative is not None and entry.derivative.updated:
+        refuse_updates(fn, entry.derivative.updated)
+    return entry.cell.cell_contents
+
+
+def refuse_updates(fn, updated):
+    """Raise for function `fn`, called through a value, which updates its parameters
+    `updated` in place: whether the caller reads the argument afterwards, and would
+    see the change, is not known where the call is transformed."""
+    var = updated[0]
+    what = "its parameter" if var in calls.signature(fn).parameters else "the variable"
+    raise TransformError(
+        f"{fn.__qualname__} updates {what} {var} in place, and it is called through a "
+        f"value, so pullback cannot tell whether its caller reads {var} again: make "
+        f"{fn.__qualname__} update a copy of it ({var}.copy())",
+        fn.__code__.co_filename, fn.__code__.co_firstlineno, "update in place")
+
+
+def new_epoch():
+    """Mark the start of a differentiation requested by the user (see `refresh`)."""
+    _EPOCH[0] += 1
+
+
+def refresh(fn, param_kinds):
+    """Forget derivatives in `fn`'s call graph compiled for globals since rebound.
+
+    A function redefined after its callers were transformed (say, in a notebook)
+    makes their cached code stale; it is transformed again. Each derivative is
+    checked once per epoch.
+    """
+    _refresh(fn, param_kinds, _key(param_kinds), set())
+
+
+def _refresh(fn, param_kinds, kinds_key, seen):
+    """`refresh`, given the kinds' cache key; `seen` holds the derivatives already
+    visited in this walk of the call graph. Returns the derivative, or None."""
+    key = _derivative_key(fn, kinds_key)
+    found = _DERIVATIVES.get(key)
+    if found is None or key in seen or found.checked == _EPOCH[0]:
+        return found
+    seen.add(key)
+    if found.is_current(fn.__globals__) and all(
+        result in (kinds.ANY, _refreshed_result(callee, callee_kinds, callee_key, seen))
+        for callee, callee_kinds, callee_key, result in found.callees
+    ):
+        found.checked = _EPOCH[0]
+    else:
+        del _DERIVATIVES[key]
+    _forward_cell(fn, param_kinds, kinds_key)
+    return _DERIVATIVES.get(key)
+
+
+def _refreshed_result(fn, param_kinds, kinds_key, seen):
+    """The result kind of `fn`'s derivative after `refresh` (ANY while unknown)."""
+    found = _refresh(fn, param_kinds, kinds_key, seen)
+    return found.result_kind if found is not None else kinds.ANY
+
+
+def _forward_cell(fn, param_kinds, kinds_key):
+    """The cell holding `fn`'s forward; empty while `fn` is being transformed."""
+    by_kinds = _FORWARDS.get(fn)
+    if by_kinds is None:
+        by_kinds = _FORWARDS[fn] = {}
+    entry = by_kinds.get(kinds_key)
+    if entry is None:
+        entry = by_kinds[kinds_key] = _Forward()
+    if _derivative_key(fn, kinds_key) not in _IN_PROGRESS:
+        current = _derivative(fn, param_kinds, kinds_key)
+        if entry.derivative is not current:
+            entry.cell.cell_contents = current.build(fn)
+            entry.derivative = current
+    return entry.cell
+
+
+def _derivative_key(fn, kinds_key):
+    return (fn.__code__, id(fn.__globals__), kinds_key)
+
+
+class _Calls:
+    """How the reverse pass compiles calls (see `reverse.reverse`); records the callees."""
+
+    def __init__(self):
+        self.callees = []
+        self.forward = dispatch.forward
+        self.forward_method = dispatch.forward_method
+
+    def resolve(self, fn, param_kinds):
+        """The forward of a Python function called from the function being transformed."""
+        kinds_key = _key(param_kinds)
+        key = _derivative_key(fn, kinds_key)
+        cell = _forward_cell(fn, param_kinds, kinds_key)
+        found = _DERIVATIVES.get(key)
+        assumed = _IN_PROGRESS.get(key)
+        result_kind, updated = (found.result_kind, found.updated) if assumed is None else (
+            assumed)
+        self.callees.append((fn, param_kinds, kinds_key, result_kind))
+        return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind, updated)
+
+
+def _front(fn):
+    """The stages before the reverse rules, which do not depend on kinds: `fn` parsed,
+    in ANF and with its small callees inlined, as `(tree, origin, normal, inlined,
+    inlined_globals)`."""
+    tree, origin = parse.parse_function(fn)
+    normal = anf.to_anf(tree, origin)
+    return (tree, origin, normal, *inline.inline_calls(normal, origin))
+
+
+def _run_pipeline(fn, param_kinds, front):
+    tree, origin, normal, inlined, inlined_globals = front
+    own = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), _Forward())
+    calls = _Calls()
+    result, namer, bindings, name = _reverse(fn, tree.name, inlined, origin, param_kinds,
+                                             own.cell, calls)
+    raw = result.tree
+    if inlined is not normal:
+        raw = functools.partial(_unoptimized_tree, fn, tree.name, normal, origin, param_kinds,
+                                own.cell)
+    optimized = simplify.optimize(result.tree, bindings, namer, result.kinds, result.shapes)
+    settings = current_settings()
+    checker = bindings.object("check_nan", debugging.check_nan) if settings.check_nans else None
+    used = nodes.names_in(optimized)
+    cells = {helper: cell for helper, cell in bindings.cells.items()
+             if helper in used or helper == checker}
+    free = (set(cells) | set(origin.cells)) - {name}
+    filename = _filename(origin, fn, optimized.name, param_kinds, settings)
+    header = (f"pullback: forward and pullback of {origin.name} "
+              f"({os.path.basename(origin.filename)}:{origin.lineno}), kinds {param_kinds}")
+    code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header,
+                                                  checker)
+    mark_helpers(code, set(bindings.cells) | origin.helpers)
+    return Derivative(origin, normal, raw, optimized, text, code, cells,
+                      result.result_kind, filename, source_map,
+                      {**result.globals_used, **inlined_globals}, calls.callees, result.kinds,
+                      tuple(result.updated))
+
+
+def _unoptimized_tree(fn, name, normal, origin, param_kinds, cell):
+    """The forward function of `fn` from its ANF `normal`, without inlining or
+    `optimize` (what `pullback.source(f, optimize=False)` shows)."""
+    return _reverse(fn, name, normal, origin, param_kinds, cell, _Calls())[0].tree
+
+
+def _reverse(fn, name, normal, origin, param_kinds, cell, calls):
+    """The reverse stage on `normal`: its result, and the namer, bindings and forward
+    name it used."""
+    namer = Namer.for_tree(normal)
+    namer.reserve(name)
+    nested_names = {name for closure in scopes.user_functions(normal)
+                    for name in nodes.names_in(closure)}
+    bindings = Bindings(namer, fn.__code__, fn.__globals__, nested_names)
+    forward_name = bindings.cell(f"{_simple_name(fn)}_fwd", cell)
+    result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
+                             forward_name)
+    return result, namer, bindings, forward_name
+
+
+def _filename(origin, fn, name, param_kinds, settings):
+    """The file to compile the forward `name` of `fn` under: a pseudo name in
+    `linecache`, or a file in the debug directory."""
+    if settings.debug_dir is not None:
+        return debug_files.path_for(settings.debug_dir, origin, fn.__code__,
+                                    _key(param_kinds)[0], settings.check_nans)
+    return emit.unregistered_name(
+        f"<pullback {os.path.basename(origin.filename)}:{origin.lineno} {name}")
+
+
+def _simple_name(fn):
+    name = fn.__code__.co_name
+    return "lambda" if name == "<lambda>" else name
+
+
+def _key(param_kinds):
+    """The cache key of a derivative for `param_kinds` under the current settings."""
+    return tuple(sorted(param_kinds.items())), current_settings()
+
+
+# -- kinds of actual arguments --------------------------------------------------
+
+
+def param_kinds(fn, args, kwargs, active=None):
+    """The kind of each parameter and free variable of `fn` called with `args`, `kwargs`
+    (of a parameter left to its default, the default's).
+
+    Args:
+      fn: a Python function.
+      args, kwargs: the call's arguments.
+      active: parameter names that may be active; the other parameters and the
+        free variables are constants. None means all may be.
+
+    Raises:
+      TypeError: when the arguments do not fit `fn`'s signature.
+    """
+    code = fn.__code__
+    if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and (
+            scopes.has_fixed_parameters(fn)):
+        values = dict(zip(code.co_varnames, args))
+    else:
+        values = dict(calls.signature(fn).bind(*args, **kwargs).arguments)
+    if active is None:
+        values.update(zip(fn.__code__.co_freevars, scopes.cell_values(fn)))
+        for name, default in calls.defaults(fn).items():
+            values.setdefault(name, default)
+    result = {}
+    for name, value in values.items():
+        kind = kinds.of_value(value)
+        result[name] = kind if active is None or name in active else kinds.constant(kind)
+    return result
+
+
+
+
+
+# -- the generated functions, as functions to transform again --------------------------
+
+
+def generated_functions(fn, param_kinds):
+    """`fn`'s forward and pullback, each with the kinds of its variables.
+
+    Differentiating `grad(fn)` transforms these: `pullback.source` shows that
+    second-order code without running it. The pullback's cells hold no values.
+    """
+    found = derivative(fn, param_kinds)
+    forward = found.build(fn)
+    code = next(c for c in found.code.co_consts
+                if isinstance(c, types.CodeType) and c.co_name.endswith("_pullback"))
+    cells = dict(zip(forward.__code__.co_freevars, forward.__closure__ or ()))
+    closure = tuple(cells.get(name) or types.CellType() for name in code.co_freevars)
+    pullback = types.FunctionType(code, fn.__globals__, code.co_name, None, closure)
+    pullback_kinds = {name: found.kinds.get(name, kinds.CONST)
+                      for name in code.co_freevars if name not in helper_names(code)}
+    pullback_kinds[code.co_varnames[0]] = found.result_kind
+    return [(forward, dict(param_kinds)), (pullback, pullback_kinds)]
+
+
+# -- primitives called through values ------------------------------------------------
+
+
+def primitive_wrapper(primitive, count=None):
+    """A one-line Python function calling `primitive`, for `forward` to transform.
+
+    Its parameters are the primitive's as its derivative rule declares them,
+    except `out` (results written into an argument are not supported);
+    required and positional-only ones are passed by position, the others by
+    keyword. Given `count`, the number of positional arguments of a call, a
+    `*args` parameter becomes that many parameters, so that the wrapper calls
+    the primitive with a fixed number of arguments.
+    """
+    key = (registry._key(primitive), count)
+    wrapper = _WRAPPERS.get(key)
+    if wrapper is None:
+        wrapper = _WRAPPERS[key] = _make_wrapper(primitive, count)
+    return wrapper
+
+
+def _make_wrapper(primitive, count):
+    params = [p for p in registry.rule_for(primitive).signature.parameters.values()
+              if p.name != "out" and _accepts(primitive, p)]
+    if count is not None:
+        params = _expand_varargs(params, count)
+    name = re.sub(r"\W", "_", getattr(primitive, "__name__", "primitive"))
+    call = ", ".join(_wrapper_argument(p) for p in params)
+    text = f"def {name}{inspect.Signature(params)}:\n    return primitive({call})\n"
+    filename = f"<pullback rule {registry.describe(primitive)}>"
+    emit.register(filename, text)
+    namespace = {"primitive": primitive}
+    exec(compile(text, filename, "exec"), namespace)
+    return namespace[name]
+
+
+def _accepts(primitive, param):
+    """Whether `primitive` takes parameter `param` of its rule: one rule may serve
+    primitives of other signatures (`np.copy` takes `subok`, `ndarray.copy` does not).
+    A required parameter is always passed, an optional one only when `primitive`'s own
+    signature, if it can be read, has it."""
+    if param.default is param.empty and param.kind is not param.VAR_KEYWORD:
+        return True
+    try:
+        own = inspect.signature(primitive).parameters
+    except (TypeError, ValueError):
+        return False
+    return param.name in own or any(p.kind is p.VAR_KEYWORD for p in own.values())
+
+
+def _expand_varargs(params, count):
+    """`params` with `*name` replaced by positional-only `name0, name1, ...` for a
+    call with `count` positional arguments (unless earlier parameters have defaults)."""
+    kinds = [p.kind for p in params]
+    if inspect.Parameter.VAR_POSITIONAL not in kinds:
+        return params
+    star = kinds.index(inspect.Parameter.VAR_POSITIONAL)
+    if any(p.default is not p.empty for p in params[:star]):
+        return params
+    head = [p.replace(kind=p.POSITIONAL_ONLY) for p in params[:star]]
+    items = [inspect.Parameter(f"{params[star].name}{i}", inspect.Parameter.POSITIONAL_ONLY)
+             for i in range(max(count - star, 0))]
+    return head + items + params[star + 1:]
+
+
+def _wrapper_argument(param):
+    if param.kind is param.VAR_POSITIONAL:
+        return "*" + param.name
+    if param.default is param.empty or param.kind is param.POSITIONAL_ONLY:
+        return param.name
+    return f"{param.name}={param.name}"

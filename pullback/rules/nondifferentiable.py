@@ -1,0 +1,65 @@
+"""Functions whose results carry no derivative: shapes, counts, tests, rounding."""
+
+import functools
+import math
+import operator
+
+import numpy as np
+
+from pullback import api
+from pullback.compiler import transform
+from pullback.compiler.analysis.kinds import CONST, CONST_ARRAY, CONST_SCALAR, Items
+from pullback.compiler.syntax import scopes
+from pullback.rules.registry import nondifferentiable
+from pullback.runtime import (
+                  calls,
+                  cotangents,
+                  custom,
+                  debugging,
+                  dispatch,
+                  iteration,
+                  loops,
+                  records,
+)
+
+nondifferentiable(len, int, bool, round, id, hash, any, all, np.ndim, np.size,
+                  np.ndarray.ndim, np.ndarray.size, result=CONST_SCALAR)
+nondifferentiable(range, result=Items(CONST_SCALAR))
+nondifferentiable(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.zeros_like,
+                  np.ones_like, np.empty_like, result=CONST_ARRAY)
+nondifferentiable(dict.keys, result=Items(CONST))
+
+nondifferentiable(
+    # Python
+    isinstance, type, print, str, repr,
+    operator.not_, operator.invert, operator.floordiv, operator.and_, operator.or_,
+    operator.xor, operator.lshift, operator.rshift,
+    math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
+    math.copysign,
+    # NumPy
+    np.shape, np.ndarray.shape,
+    np.ndarray.dtype, np.sign, np.floor, np.ceil,
+    np.round, np.rint, np.trunc, np.floor_divide, np.argmax, np.argmin, np.argsort,
+    np.isnan, np.isinf, np.isfinite, np.allclose, np.isclose, np.array_equal, np.equal,
+    np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and,
+    np.logical_or, np.logical_not, np.any, np.all, np.ndarray.any, np.ndarray.all,
+    np.ndarray.argmax, np.ndarray.argmin,
+    # pullback's own masks, counts, shapes and bookkeeping
+    cotangents.extremum_share, cotangents.tie_share, cotangents.within,
+    cotangents.reduced_size, cotangents.degrees_of_freedom, cotangents.broadcast_axes,
+    cotangents.normalize_axis,
+    cotangents.reduction_order, cotangents.pair_shape, cotangents.inverse_permutation,
+    cotangents.dot_axes_left, cotangents.dot_axes_right, cotangents.tensordot_layout,
+    cotangents.is_differentiable, cotangents.any_zero, cotangents.counted,
+    cotangents.weights_layout, cotangents.one_shape, cotangents.stacked_rank, slice, getattr,
+    functools.update_wrapper,
+    transform.param_kinds, transform.new_epoch, calls.signature, calls.is_plain_call,
+    calls.zeros, calls.parameter_at, calls.defaults_layout, loops.forever, loops.finished,
+    iteration.sort_order,
+    scopes.is_bound_method, scopes.is_python_function,
+    dispatch.python_version, dispatch.method_name, dispatch.method_function,
+    dispatch.module_attribute, scopes.is_module, records.is_record, records.is_named_tuple,
+    custom.vjp_of, custom.check_cotangents, debugging.check_nan,
+    api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,
+    api.named_after,
+)

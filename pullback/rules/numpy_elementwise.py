@@ -1,0 +1,233 @@
+"""NumPy's elementwise functions (ufuncs), selection and clipping.
+
+The rules of the linear ones apply them to the cotangent: `deg2rad`, `rad2deg`, and
+`real`, `imag` and `conjugate`, which on real arguments are the identity, zero and
+the identity.
+"""
+
+import math
+
+import numpy as np
+
+from pullback.rules.registry import adjoint, d
+from pullback.runtime.cotangents import select, tie_share, unbroadcast, within
+
+
+@adjoint(np.sin, result="elementwise")
+def sin(z, x, /):
+    d[x] = d[z] * np.cos(x)
+
+
+@adjoint(np.cos, result="elementwise")
+def cos(z, x, /):
+    d[x] = -d[z] * np.sin(x)
+
+
+@adjoint(np.tan, result="elementwise")
+def tan(z, x, /):
+    d[x] = d[z] * (1.0 + z * z)
+
+
+@adjoint(np.arcsin, result="elementwise")
+def arcsin(z, x, /):
+    d[x] = d[z] / np.sqrt(1.0 - x * x)
+
+
+@adjoint(np.arccos, result="elementwise")
+def arccos(z, x, /):
+    d[x] = -d[z] / np.sqrt(1.0 - x * x)
+
+
+@adjoint(np.arctan, result="elementwise")
+def arctan(z, x, /):
+    d[x] = d[z] / (1.0 + x * x)
+
+
+@adjoint(np.arctan2, result="elementwise")
+def arctan2(z, y, x, /):
+    d[y] = unbroadcast(d[z] * x / (x * x + y * y), y)
+    d[x] = -unbroadcast(d[z] * y / (x * x + y * y), x)
+
+
+@adjoint(np.sinh, result="elementwise")
+def sinh(z, x, /):
+    d[x] = d[z] * np.cosh(x)
+
+
+@adjoint(np.cosh, result="elementwise")
+def cosh(z, x, /):
+    d[x] = d[z] * np.sinh(x)
+
+
+@adjoint(np.tanh, result="elementwise")
+def tanh(z, x, /):
+    d[x] = d[z] * (1.0 - z * z)
+
+
+@adjoint(np.arcsinh, result="elementwise")
+def arcsinh(z, x, /):
+    d[x] = d[z] / np.sqrt(x * x + 1.0)
+
+
+@adjoint(np.arccosh, result="elementwise")
+def arccosh(z, x, /):
+    d[x] = d[z] / np.sqrt(x * x - 1.0)
+
+
+@adjoint(np.arctanh, result="elementwise")
+def arctanh(z, x, /):
+    d[x] = d[z] / (1.0 - x * x)
+
+
+@adjoint(np.deg2rad, np.radians, result="elementwise")
+def deg2rad(z, x, /):
+    d[x] = np.deg2rad(d[z])
+
+
+@adjoint(np.rad2deg, np.degrees, result="elementwise")
+def rad2deg(z, x, /):
+    d[x] = np.rad2deg(d[z])
+
+
+@adjoint(np.sinc, result="elementwise")
+def sinc(z, x):
+    d[x] = d[z] * (np.cos(np.pi * x) - z) / x
+
+
+@adjoint(np.exp, result="elementwise")
+def exp(z, x, /):
+    d[x] = d[z] * z
+
+
+@adjoint(np.expm1, result="elementwise")
+def expm1(z, x, /):
+    d[x] = d[z] * (z + 1.0)
+
+
+@adjoint(np.exp2, result="elementwise")
+def exp2(z, x, /):
+    d[x] = d[z] * z * math.log(2.0)
+
+
+@adjoint(np.log, result="elementwise")
+def log(z, x, /):
+    d[x] = d[z] / x
+
+
+@adjoint(np.log1p, result="elementwise")
+def log1p(z, x, /):
+    d[x] = d[z] / (1.0 + x)
+
+
+@adjoint(np.log2, result="elementwise")
+def log2(z, x, /):
+    d[x] = d[z] / (x * math.log(2.0))
+
+
+@adjoint(np.log10, result="elementwise")
+def log10(z, x, /):
+    d[x] = d[z] / (x * math.log(10.0))
+
+
+@adjoint(np.logaddexp, result="elementwise")
+def logaddexp(z, x, y, /):
+    d[x] = unbroadcast(d[z] * np.exp(x - z), x)
+    d[y] = unbroadcast(d[z] * np.exp(y - z), y)
+
+
+@adjoint(np.logaddexp2, result="elementwise")
+def logaddexp2(z, x, y, /):
+    d[x] = unbroadcast(d[z] * np.exp2(x - z), x)
+    d[y] = unbroadcast(d[z] * np.exp2(y - z), y)
+
+
+@adjoint(np.sqrt, result="elementwise")
+def sqrt(z, x, /):
+    d[x] = d[z] / (2.0 * z)
+
+
+@adjoint(np.cbrt, result="elementwise")
+def cbrt(z, x, /):
+    d[x] = d[z] / (3.0 * z * z)
+
+
+@adjoint(np.square, result="elementwise")
+def square(z, x, /):
+    d[x] = d[z] * 2.0 * x
+
+
+@adjoint(np.hypot, result="elementwise")
+def hypot(z, x, y, /):
+    d[x] = unbroadcast(d[z] * x / z, x)
+    d[y] = unbroadcast(d[z] * y / z, y)
+
+
+@adjoint(np.reciprocal, result="elementwise")
+def reciprocal(z, x, /):
+    d[x] = -d[z] * z * z
+
+
+
+
+@adjoint(np.absolute, np.fabs, result="elementwise")
+def absolute(z, x, /):
+    d[x] = d[z] * np.sign(x)
+
+
+@adjoint(np.fmod, result="elementwise")
+def fmod(z, x, y, /):
+    d[x] = unbroadcast(d[z], x)
+    d[y] = -unbroadcast(d[z] * np.trunc(x / y), y)
+
+
+@adjoint(np.copysign, result="elementwise")
+def copysign(z, x1, x2, /):
+    d[x1] = unbroadcast(d[z] * np.copysign(1.0, x1) * np.copysign(1.0, x2), x1)
+
+
+@adjoint(np.ldexp, result="elementwise")
+def ldexp(z, x1, x2, /):
+    d[x1] = unbroadcast(d[z] * np.ldexp(1.0, x2), x1)
+
+
+@adjoint(np.heaviside, result="elementwise")
+def heaviside(z, x1, x2, /):
+    d[x2] = unbroadcast(select(x1 == 0, d[z]), x2)
+
+
+@adjoint(np.maximum, np.minimum, np.fmax, np.fmin, result="elementwise")
+def maximum(z, x, y, /):
+    d[x] = unbroadcast(d[z] * tie_share(x, z, y), x)
+    d[y] = unbroadcast(d[z] * tie_share(y, z, x), y)
+
+
+@adjoint(np.real, np.ndarray.real, result="elementwise")
+def real(z, val):
+    d[val] = np.real(d[z])
+
+
+@adjoint(np.imag, np.ndarray.imag, result="elementwise")
+def imag(z, val):
+    d[val] = np.imag(d[z])
+
+
+@adjoint(np.conjugate, np.ndarray.conjugate, np.ndarray.conj, result="elementwise")
+def conjugate(z, x, /):
+    d[x] = np.conjugate(d[z])
+
+
+@adjoint(np.where, result="array")
+def where(z, condition, x, y, /):
+    d[x] = unbroadcast(select(condition, d[z]), x)
+    d[y] = unbroadcast(select(np.logical_not(condition), d[z]), y)
+
+
+# `np.clip(a, lo, hi)` and `a.clip(lo, hi)` bind the bounds alike; NumPy >= 2.1 also
+# names them `min` and `max` in `np.clip`.
+@adjoint(np.clip, np.ndarray.clip, result="array")
+def clip(z, a, a_min=None, a_max=None, out=None, *, min=None, max=None):
+    d[a] = unbroadcast(select(within(a, a_min, a_max, min, max), d[z]), a)
+    d[a_min] = unbroadcast(select(a < a_min, d[z]), a_min)
+    d[a_max] = unbroadcast(select(a > a_max, d[z]), a_max)
+    d[min] = unbroadcast(select(a < min, d[z]), min)
+    d[max] = unbroadcast(select(a > max, d[z]), max)

@@ -1,0 +1,122 @@
+"""Reductions along axes: sum, mean, prod, var, std, max, min, ptp, the NaN-skipping sum and
+mean, the weighted average, and the cumulative sums and products (functions and array
+methods)."""
+
+import numpy as np
+
+from pullback.compiler.analysis import kinds
+from pullback.rules.registry import adjoint, d
+from pullback.runtime.cotangents import (
+    average_weights,
+    counted,
+    degrees_of_freedom,
+    extremum_share,
+    product_of_others,
+    reduced_size,
+    select,
+    unaverage_weights,
+    uncumprod,
+    uncumsum,
+    unreduce,
+    without_initial,
+)
+
+from .numpy_versions import numpy_functions
+
+
+def reduced(a, *options):
+    """The kind of a reduction: a NumPy scalar when all of `a` is reduced (no axis, no
+    other option), else an array."""
+    if options:
+        return kinds.ARRAY if a.active else kinds.CONST
+    return kinds.SCALAR if a.active else kinds.CONST_SCALAR
+
+
+@adjoint(np.sum, np.ndarray.sum, result=reduced)
+def sum_(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    d[a] = select(where, unreduce(d[z], a, axis, keepdims))
+    d[initial] = np.sum(d[z])
+
+
+@adjoint(np.nansum, result=reduced)
+def nansum(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
+    d[a] = select(counted(a, where), unreduce(d[z], a, axis, keepdims))
+    d[initial] = np.sum(d[z])
+
+
+@adjoint(np.mean, np.ndarray.mean, result=reduced)
+def mean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    d[a] = select(where, unreduce(d[z], a, axis, keepdims)) / reduced_size(a, z, axis, where)
+
+
+@adjoint(np.nanmean, result=reduced)
+def nanmean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    kept = counted(a, where)
+    d[a] = select(kept, unreduce(d[z], a, axis, keepdims)) / reduced_size(a, z, axis, kept)
+
+
+@adjoint(np.average, result="array")
+def average(z, a, axis=None, weights=None, returned=False, *, keepdims=False):
+    w = average_weights(a, weights, axis, returned)
+    total = np.sum(np.broadcast_to(w, np.shape(a)), axis=axis, keepdims=True)
+    g = unreduce(d[z], a, axis, keepdims) / total
+    d[a] = g * w
+    d[weights] = unaverage_weights(g * (a - unreduce(z, a, axis, keepdims)), a, weights, axis)
+
+
+@adjoint(np.prod, np.ndarray.prod, result=reduced)
+def prod(z, a, axis=None, dtype=None, out=None, keepdims=False):
+    d[a] = unreduce(d[z], a, axis, keepdims) * product_of_others(a, axis)
+
+
+@adjoint(np.var, np.ndarray.var, result=reduced)
+def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        correction=None):
+    centered = a - np.mean(a, axis=axis, keepdims=True, where=where)
+    share = unreduce(2.0 * d[z], a, axis, keepdims) * centered
+    d[a] = select(where, share / degrees_of_freedom(a, z, axis, ddof, correction, where))
+
+
+@adjoint(np.std, np.ndarray.std, result=reduced)
+def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        correction=None):
+    centered = a - np.mean(a, axis=axis, keepdims=True, where=where)
+    share = unreduce(d[z] / z, a, axis, keepdims) * centered
+    d[a] = select(where, share / degrees_of_freedom(a, z, axis, ddof, correction, where))
+
+
+@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result=reduced)
+def max_(z, a, axis=None, out=None, keepdims=False):
+    d[a] = unreduce(d[z], a, axis, keepdims) * extremum_share(a, z, axis, keepdims)
+
+
+@adjoint(np.ptp, result=reduced)
+def ptp(z, a, axis=None, out=None, keepdims=False):
+    top = extremum_share(a, np.max(a, axis, keepdims=keepdims), axis, keepdims)
+    bottom = extremum_share(a, np.min(a, axis, keepdims=keepdims), axis, keepdims)
+    d[a] = unreduce(d[z], a, axis, keepdims) * (top - bottom)
+
+
+@adjoint(np.cumsum, np.ndarray.cumsum, result="array")
+def cumsum(z, a, axis=None, dtype=None, out=None):
+    d[a] = uncumsum(d[z], a, axis)
+
+
+@adjoint(*numpy_functions("cumulative_sum"), result="array")
+def cumulative_sum(z, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    d[x] = uncumsum(without_initial(d[z], axis, include_initial), x, axis)
+
+
+@adjoint(np.cumprod, np.ndarray.cumprod, result="array")
+def cumprod(z, a, axis=None, dtype=None, out=None):
+    d[a] = uncumprod(d[z], a, axis)
+
+
+@adjoint(*numpy_functions("cumulative_prod"), result="array")
+def cumulative_prod(z, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
+    d[x] = uncumprod(without_initial(d[z], axis, include_initial), x, axis)
+
+
+@adjoint(uncumsum)
+def uncumsum_(z, g, x, axis=None):
+    d[g] = np.cumsum(d[z], axis)

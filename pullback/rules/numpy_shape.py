@@ -1,0 +1,291 @@
+"""Reshaping, transposing, joining, splitting, selecting and building arrays."""
+
+import numpy as np
+
+from pullback.compiler.analysis.kinds import ARRAY, Items
+from pullback.rules.registry import adjoint, d, nondifferentiable
+from pullback.runtime import structures
+from pullback.runtime.cotangents import reshape_like, unbroadcast, untranspose
+from pullback.runtime.structures import (
+    along_axis,
+    horizontal_axis,
+    joined_parts,
+    linspace_fractions,
+    reconcatenate,
+    repeat_index,
+    reshape_items,
+    rolled_axis,
+    take_index,
+    unarray,
+    unconcatenate,
+    undiag,
+    undiagonal,
+    undiff,
+    unindex,
+    unpad,
+    unstack,
+    untake,
+    untile,
+)
+
+from .numpy_versions import numpy_functions
+
+nondifferentiable(
+    np.argpartition, structures.take_index, structures.repeat_index, structures.along_axis,
+    structures.tiled_shape, structures.axis_padding, structures.pad_index,
+    structures.joined_parts, structures.horizontal_axis, structures.rolled_axis,
+    structures.linspace_fractions,
+)
+
+
+@adjoint(np.reshape, result="array")
+def reshape(z, a, shape=None, order="C"):
+    d[a] = reshape_like(d[z], a, order)
+
+
+@adjoint(np.ndarray.reshape, result="array")
+def reshape_method(z, a, *shape, order="C"):
+    d[a] = reshape_like(d[z], a, order)
+
+
+@adjoint(np.ravel, np.ndarray.ravel, np.ndarray.flatten, result="array")
+def ravel(z, a, order="C"):
+    d[a] = reshape_like(d[z], a, order)
+
+
+@adjoint(np.transpose, result="array")
+def transpose(z, a, axes=None):
+    d[a] = untranspose(d[z], axes)
+
+
+@adjoint(np.ndarray.transpose, result="array")
+def transpose_method(z, a, *axes):
+    d[a] = untranspose(d[z], axes)
+
+
+@adjoint(np.ndarray.T, result="array")
+def T(z, a):
+    d[a] = np.transpose(d[z])
+
+
+@adjoint(np.broadcast_to, result="array")
+def broadcast_to(z, array, shape):
+    d[array] = unbroadcast(d[z], array)
+
+
+@adjoint(np.swapaxes, np.ndarray.swapaxes, result="array")
+def swapaxes(z, a, axis1, axis2):
+    d[a] = np.swapaxes(d[z], axis1, axis2)
+
+
+@adjoint(np.moveaxis, result="array")
+def moveaxis(z, a, source, destination):
+    d[a] = np.moveaxis(d[z], destination, source)
+
+
+@adjoint(np.rollaxis, result="array")
+def rollaxis(z, a, axis, start=0):
+    d[a] = np.moveaxis(d[z], rolled_axis(np.ndim(a), axis, start), axis)
+
+
+@adjoint(np.expand_dims, result="array")
+def expand_dims(z, a, axis):
+    d[a] = reshape_like(d[z], a)
+
+
+@adjoint(np.squeeze, np.ndarray.squeeze, result="array")
+def squeeze(z, a, axis=None):
+    d[a] = reshape_like(d[z], a)
+
+
+@adjoint(np.atleast_1d, np.atleast_2d, np.atleast_3d, result="array")
+def atleast(z, ary):
+    d[ary] = reshape_like(d[z], ary)
+
+
+@adjoint(np.flip, result="array")
+def flip(z, m, axis=None):
+    d[m] = np.flip(d[z], axis)
+
+
+@adjoint(np.flipud, result="array")
+def flipud(z, m):
+    d[m] = np.flip(d[z], 0)
+
+
+@adjoint(np.fliplr, result="array")
+def fliplr(z, m):
+    d[m] = np.flip(d[z], 1)
+
+
+@adjoint(np.rot90, result="array")
+def rot90(z, m, k=1, axes=(0, 1)):
+    d[m] = np.rot90(d[z], -k, axes)
+
+
+@adjoint(np.roll, result="array")
+def roll(z, a, shift, axis=None):
+    d[a] = np.roll(d[z], np.negative(shift), axis)
+
+
+@adjoint(np.tile, result="array")
+def tile(z, A, reps):
+    d[A] = untile(d[z], A, reps)
+
+
+@adjoint(np.repeat, np.ndarray.repeat, result="array")
+def repeat(z, a, repeats, axis=None):
+    d[a] = untake(d[z], a, repeat_index(np.shape(a), repeats, axis), axis)
+
+
+@adjoint(np.take, np.ndarray.take, result="array")
+def take(z, a, indices, axis=None, out=None, mode="raise"):
+    d[a] = untake(d[z], a, take_index(np.shape(a), indices, axis, mode), axis)
+
+
+@adjoint(np.take_along_axis, result="array")
+def take_along_axis(z, arr, indices, axis=-1):
+    d[arr] = unindex(d[z], arr, along_axis(indices, np.shape(arr), axis))
+
+
+@adjoint(np.sort, result="array")
+def sort(z, a, axis=-1, kind=None, order=None, *, stable=None):
+    permutation = np.argsort(a, axis)
+    d[a] = unindex(d[z], a, along_axis(permutation, np.shape(a), axis))
+
+
+@adjoint(np.partition, result="array")
+def partition(z, a, kth, axis=-1, kind="introselect", order=None):
+    permutation = np.argpartition(a, kth, axis)
+    d[a] = unindex(d[z], a, along_axis(permutation, np.shape(a), axis))
+
+
+@adjoint(np.triu, result="array")
+def triu(z, m, k=0):
+    d[m] = unbroadcast(np.triu(d[z], k), m)
+
+
+@adjoint(np.tril, result="array")
+def tril(z, m, k=0):
+    d[m] = unbroadcast(np.tril(d[z], k), m)
+
+
+@adjoint(np.diag, result="array")
+def diag(z, v, k=0):
+    d[v] = undiag(d[z], v, k)
+
+
+@adjoint(np.diagonal, np.ndarray.diagonal, result="array")
+def diagonal(z, a, offset=0, axis1=0, axis2=1):
+    d[a] = undiagonal(d[z], a, offset, axis1, axis2)
+
+
+@adjoint(*numpy_functions("linalg.diagonal"), result="array")
+def linalg_diagonal(z, x, /, *, offset=0):
+    d[x] = undiagonal(d[z], x, offset, -2, -1)
+
+
+@adjoint(undiagonal)
+def undiagonal_(z, g, x, offset=0, axis1=0, axis2=1):
+    d[g] = np.diagonal(d[z], offset, axis1, axis2)
+
+
+@adjoint(np.pad, result="array")
+def pad(z, array, pad_width, mode="constant", constant_values=0):
+    inner = unpad(d[z], array, pad_width, mode)
+    d[array] = inner
+    d[constant_values] = np.sum(d[z]) - np.sum(inner)
+
+
+@adjoint(np.diff, result="array")
+def diff(z, a, n=1, axis=-1):
+    d[a] = undiff(d[z], n, axis)
+
+
+@adjoint(np.concatenate, result="array")
+def concatenate(z, arrays, axis=0, out=None):
+    d[arrays] = unconcatenate(d[z], arrays, axis)
+
+
+@adjoint(np.append, result="array")
+def append(z, arr, values, axis=None):
+    parts = unconcatenate(d[z], (arr, values), axis)
+    d[arr] = parts[0]
+    d[values] = parts[1]
+
+
+@adjoint(np.stack, result="array")
+def stack(z, arrays, axis=0, out=None):
+    d[arrays] = unstack(d[z], arrays, axis)
+
+
+@adjoint(np.vstack, result="array")
+def vstack(z, tup, *, dtype=None, casting="same_kind"):
+    d[tup] = reshape_items(unconcatenate(d[z], joined_parts(z, tup, 0), 0), tup)
+
+
+@adjoint(np.hstack, result="array")
+def hstack(z, tup, *, dtype=None, casting="same_kind"):
+    axis = horizontal_axis(z)
+    d[tup] = reshape_items(unconcatenate(d[z], joined_parts(z, tup, axis), axis), tup)
+
+
+@adjoint(np.dstack, result="array")
+def dstack(z, tup):
+    d[tup] = reshape_items(unconcatenate(d[z], joined_parts(z, tup, 2), 2), tup)
+
+
+@adjoint(np.column_stack, result="array")
+def column_stack(z, tup):
+    d[tup] = reshape_items(unconcatenate(d[z], joined_parts(z, tup, 1), 1), tup)
+
+
+@adjoint(reshape_items)
+def reshape_items_(z, g, xs):
+    d[g] = reshape_items(d[z], g)
+
+
+def _list_of_arrays(ary, *options):
+    return Items(ARRAY)
+
+
+@adjoint(np.split, np.array_split, result=_list_of_arrays)
+def split(z, ary, indices_or_sections, axis=0):
+    d[ary] = reconcatenate(d[z], z, axis)
+
+
+@adjoint(np.vsplit, result=_list_of_arrays)
+def vsplit(z, ary, indices_or_sections):
+    d[ary] = reconcatenate(d[z], z, 0)
+
+
+@adjoint(np.hsplit, result=_list_of_arrays)
+def hsplit(z, ary, indices_or_sections):
+    d[ary] = reconcatenate(d[z], z, horizontal_axis(ary))
+
+
+@adjoint(np.dsplit, result=_list_of_arrays)
+def dsplit(z, ary, indices_or_sections):
+    d[ary] = reconcatenate(d[z], z, 2)
+
+
+@adjoint(np.array, np.asarray, result="array")
+def array(z, object, dtype=None):
+    d[object] = unarray(d[z], object)
+
+
+@adjoint(np.linspace, result="array")
+def linspace(z, start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    toward_stop = np.sum(d[z] * linspace_fractions(num, endpoint, axis, np.ndim(z)), axis=axis)
+    d[start] = unbroadcast(np.sum(d[z], axis=axis) - toward_stop, start)
+    d[stop] = unbroadcast(toward_stop, stop)
+
+
+@adjoint(np.full, result="array")
+def full(z, shape, fill_value, dtype=None, order="C"):
+    d[fill_value] = unbroadcast(d[z], fill_value)
+
+
+@adjoint(np.full_like, result="array")
+def full_like(z, a, fill_value, dtype=None, order="K", subok=True, shape=None):
+    d[fill_value] = unbroadcast(d[z], fill_value)

@@ -1,0 +1,449 @@
+"""pullback's own helpers, so that derivatives can be differentiated again.
+
+Generated code calls these linear maps on cotangents; each rule is the map's
+transpose (the `re...` map of an `un...` map and back), or the identity for the
+helpers that only convert a value.
+"""
+
+import numpy as np
+
+from pullback import api
+from pullback.compiler import transform
+from pullback.rules.registry import adjoint, d
+from pullback.runtime import (
+    calls,
+    cotangents,
+    deferred,
+    dispatch,
+    iteration,
+    loops,
+    mutation,
+    records,
+    structures,
+)
+from pullback.runtime.calls import by_argument as by_argument_
+from pullback.runtime.calls import by_parameter as by_parameter_
+from pullback.runtime.calls import (
+    extend_environment,
+    join_cotangents,
+    place,
+    restrict_environment,
+    with_defaults,
+    without_defaults,
+)
+from pullback.runtime.calls import pick as pick_
+from pullback.runtime.calls import split_cotangents as split_cotangents_
+from pullback.runtime.cotangents import (
+    add_all,
+    fan_out,
+    product_of_others_adjoint,
+    rebroadcast,
+    reshape_like,
+    tensordot_left,
+    tensordot_right,
+    unbroadcast,
+)
+from pullback.runtime.iteration import (
+    item_cotangents,
+    like_items,
+    reextremum,
+    reitems,
+    rereverse,
+    resort,
+    rezip,
+    spread,
+    unextremum,
+    unitems,
+    unreverse,
+    unsort,
+    unspread,
+    unzip,
+)
+from pullback.runtime.loops import reiterate, unreiterate
+from pullback.runtime.mutation import (
+    reappend,
+    repop,
+    unappend,
+    unpop,
+    without_item,
+    written_item,
+    written_item_adjoint,
+)
+from pullback.runtime.records import refield, unfield
+from pullback.runtime.structures import (
+    indexed_all,
+    rearray,
+    reconcat,
+    reconcatenate,
+    redict,
+    remapping,
+    repack,
+    reroll,
+    restack,
+    restar,
+    unarray,
+    unconcat,
+    unconcatenate,
+    undict,
+    unindex_all,
+    unmapping,
+    unrepack,
+    unroll,
+    unstack,
+    unstar,
+)
+
+
+@adjoint(cotangents.add, cotangents.add_into)
+def add(z, x, y):
+    d[x] = d[z]
+    d[y] = d[z]
+
+
+@adjoint(cotangents.add_all)
+def add_all_(z, terms):
+    d[terms] = fan_out(d[z], terms)
+
+
+@adjoint(cotangents.fan_out)
+def fan_out_(z, g, terms):
+    d[g] = add_all(d[z])
+
+
+@adjoint(cotangents.unbroadcast)
+def unbroadcast_(z, g, x):
+    d[g] = rebroadcast(d[z], g)
+
+
+@adjoint(cotangents.rebroadcast)
+def rebroadcast_(z, h, g):
+    d[h] = unbroadcast(d[z], h)
+
+
+@adjoint(cotangents.reshape_like)
+def reshape_like_(z, g, x, order="C"):
+    d[g] = reshape_like(d[z], g, order)
+
+
+@adjoint(cotangents.unreduce)
+def unreduce_(z, g, x, axis=None, keepdims=False):
+    d[g] = np.sum(d[z], axis=axis, keepdims=keepdims)
+
+
+@adjoint(cotangents.product_of_others)
+def product_of_others(z, x, axis=None):
+    d[x] = product_of_others_adjoint(d[z], x, axis)
+
+
+@adjoint(deferred.outer_sum, result="array")
+def outer_sum(z, u, v):
+    d[u] = np.dot(v, d[z].T)
+    d[v] = np.dot(u, d[z])
+
+
+@adjoint(cotangents.tensordot_left)
+def tensordot_left_(z, g, a, b, axes=2):
+    d[g] = np.tensordot(d[z], b, axes)
+    d[b] = tensordot_right(g, d[z], b, axes)
+
+
+@adjoint(cotangents.tensordot_right)
+def tensordot_right_(z, g, a, b, axes=2):
+    d[g] = np.tensordot(a, d[z], axes)
+    d[a] = tensordot_left(g, a, d[z], axes)
+
+
+@adjoint(cotangents.materialize, cotangents.materialize_all, api.function_of,
+         dispatch.method_object, records.internal, deferred.concrete)
+def identity(z, value, *shape, held=None):
+    d[value] = d[z]
+
+
+@adjoint(structures.unindex_all)
+def unindex_all_(z, gs, x, indices):
+    d[gs] = indexed_all(d[z], indices)
+
+
+@adjoint(structures.unindex_tiles)
+def unindex_tiles_(z, gs, x, indices, axis):
+    d[gs] = indexed_all(d[z], indices)
+
+
+@adjoint(structures.indexed_all)
+def indexed_all_(z, h, indices):
+    d[h] = unindex_all(d[z], h, indices)
+
+
+@adjoint(structures.unindex)
+def unindex(z, g, x, index):
+    d[g] = d[z][index]
+
+
+@adjoint(structures.repack)
+def repack_(z, x, items):
+    d[items] = unrepack(d[z], items)
+
+
+@adjoint(structures.unrepack)
+def unrepack_(z, h, items):
+    d[h] = repack(h, d[z])
+
+
+@adjoint(structures.unconcat)
+def unconcat_(z, g, a, b):
+    d[g] = reconcat(d[z], a, b)
+
+
+@adjoint(structures.reconcat)
+def reconcat_(z, h, a, b):
+    d[h] = unconcat(d[z], a, b)
+
+
+@adjoint(structures.unstar)
+def unstar_(z, g, parts, starred):
+    d[g] = restar(d[z], parts, starred)
+
+
+@adjoint(structures.restar)
+def restar_(z, h, parts, starred):
+    d[h] = unstar(d[z], parts, starred)
+
+
+@adjoint(structures.undict)
+def undict_(z, g, parts, keys):
+    d[g] = redict(d[z], parts, keys)
+
+
+@adjoint(structures.redict)
+def redict_(z, h, parts, keys):
+    d[h] = undict(d[z], parts, keys)
+
+
+@adjoint(structures.unroll)
+def unroll_(z, cotangents, captured):
+    d[cotangents] = reroll(d[z], cotangents, captured)
+
+
+@adjoint(structures.reroll)
+def reroll_(z, h, cotangents, captured):
+    d[h] = unroll(d[z], captured)
+
+
+@adjoint(structures.unstack)
+def unstack_(z, g, xs, axis=0):
+    d[g] = restack(d[z], xs, axis)
+
+
+@adjoint(structures.restack)
+def restack_(z, h, xs, axis=0):
+    d[h] = unstack(d[z], xs, axis)
+
+
+@adjoint(structures.unconcatenate)
+def unconcatenate_(z, g, xs, axis=0):
+    d[g] = reconcatenate(d[z], xs, axis)
+
+
+@adjoint(structures.reconcatenate)
+def reconcatenate_(z, h, xs, axis=0):
+    d[h] = unconcatenate(d[z], xs, axis)
+
+
+@adjoint(structures.unarray)
+def unarray_(z, g, x):
+    d[g] = rearray(d[z], x)
+
+
+@adjoint(structures.rearray)
+def rearray_(z, h, x):
+    d[h] = unarray(d[z], x)
+
+
+@adjoint(calls.by_argument)
+def by_argument(z, signature, args, kwargs, cotangents):
+    d[cotangents] = by_parameter_(signature, args, kwargs, d[z])
+
+
+@adjoint(calls.by_parameter)
+def by_parameter(z, signature, args, kwargs, h):
+    d[h] = by_argument_(signature, args, kwargs, d[z])
+
+
+@adjoint(calls.split_cotangents)
+def split_cotangents(z, cotangents, args, kwargs):
+    d[cotangents] = join_cotangents(d[z], args, kwargs)
+
+
+@adjoint(calls.with_defaults)
+def with_defaults_(z, cotangents, layout):
+    d[cotangents] = without_defaults(d[z], layout)
+
+
+@adjoint(calls.without_defaults)
+def without_defaults_(z, h, layout):
+    d[h] = with_defaults(d[z], layout)
+
+
+@adjoint(calls.join_cotangents)
+def join_cotangents_(z, h, args, kwargs):
+    d[h] = split_cotangents_(d[z], args, kwargs)
+
+
+@adjoint(calls.pick)
+def pick(z, values, positions):
+    d[values] = place(d[z], values, positions)
+
+
+@adjoint(calls.place)
+def place_(z, h, values, positions):
+    d[h] = pick_(d[z], positions)
+
+
+@adjoint(transform.forward_function)
+def forward_function(z, fn, param_kinds, through_value=False):
+    d[fn] = restrict_environment(d[z], z, fn)
+
+
+@adjoint(calls.restrict_environment)
+def restrict_environment_(z, h, forward, fn):
+    d[h] = extend_environment(d[z], forward, fn)
+
+
+@adjoint(calls.extend_environment)
+def extend_environment_(z, h, forward, fn):
+    d[h] = restrict_environment(d[z], forward, fn)
+
+
+@adjoint(loops.reiterate)
+def reiterate_(z, trail, items):
+    d[trail] = unreiterate(d[z], trail, items)
+
+
+@adjoint(loops.unreiterate)
+def unreiterate_(z, h, trail, items):
+    d[h] = reiterate(d[z], items)
+
+
+@adjoint(iteration.like_items)
+def like_items_(z, cts, items):
+    d[cts] = item_cotangents(d[z], cts, items)
+
+
+@adjoint(iteration.item_cotangents)
+def item_cotangents_(z, h, cts, items):
+    d[h] = like_items(d[z], items)
+
+
+@adjoint(iteration.unzip)
+def unzip_(z, g, iterables):
+    d[g] = rezip(d[z], g, iterables)
+
+
+@adjoint(iteration.rezip)
+def rezip_(z, h, g, iterables):
+    d[h] = unzip(d[z], iterables)
+
+
+@adjoint(iteration.unreverse)
+def unreverse_(z, g, items):
+    d[g] = rereverse(d[z], g, items)
+
+
+@adjoint(iteration.rereverse)
+def rereverse_(z, h, g, items):
+    d[h] = unreverse(d[z], items)
+
+
+@adjoint(iteration.unitems)
+def unitems_(z, g, mapping, position):
+    d[g] = reitems(d[z], g, mapping, position)
+
+
+@adjoint(iteration.reitems)
+def reitems_(z, h, g, mapping, position):
+    d[h] = unitems(d[z], mapping, position)
+
+
+@adjoint(iteration.spread)
+def spread_(z, g, items):
+    d[g] = unspread(d[z], g, items)
+
+
+@adjoint(iteration.unspread)
+def unspread_(z, h, g, items):
+    d[h] = spread(d[z], items)
+
+
+@adjoint(iteration.unextremum)
+def unextremum_(z, g, values, extremum):
+    d[g] = reextremum(d[z], values, extremum)
+
+
+@adjoint(iteration.reextremum)
+def reextremum_(z, h, values, extremum):
+    d[h] = unextremum(d[z], values, extremum)
+
+
+@adjoint(mutation.without_item)
+def without_item_(z, g, index):
+    d[g] = without_item(d[z], index)
+
+
+@adjoint(mutation.written_item)
+def written_item_(z, g, index, value, updated):
+    d[g] = written_item_adjoint(d[z], g, index, value, updated)
+
+
+@adjoint(mutation.written_item_adjoint)
+def written_item_adjoint_(z, h, g, index, value, updated):
+    d[h] = written_item(d[z], index, value, updated)
+
+
+@adjoint(mutation.unappend)
+def unappend_(z, g):
+    d[g] = reappend(d[z], g)
+
+
+@adjoint(mutation.reappend)
+def reappend_(z, h, g):
+    d[h] = unappend(d[z])
+
+
+@adjoint(mutation.unpop)
+def unpop_(z, g, items, index=-1):
+    d[g] = repop(d[z], items, index)
+
+
+@adjoint(mutation.repop)
+def repop_(z, h, items, index=-1):
+    d[h] = unpop(d[z], items, index)
+
+
+@adjoint(records.unfield)
+def unfield_(z, g, x, name):
+    d[g] = refield(d[z], x, name)
+
+
+@adjoint(records.refield)
+def refield_(z, h, x, name):
+    d[h] = unfield(d[z], x, name)
+
+
+@adjoint(iteration.unsort)
+def unsort_(z, g, items, result):
+    d[g] = resort(d[z], items, result)
+
+
+@adjoint(iteration.resort)
+def resort_(z, h, items, result):
+    d[h] = unsort(d[z], items, result)
+
+
+@adjoint(structures.unmapping)
+def unmapping_(z, g, source):
+    d[g] = remapping(d[z], source)
+
+
+@adjoint(structures.remapping)
+def remapping_(z, h, source):
+    d[h] = unmapping(d[z], source)

@@ -1,0 +1,93 @@
+"""Python's builtins over iterables: making, reordering and reducing the items.
+
+A loop over `zip(...)`, `enumerate(...)`, `reversed(...)` or `d.items()` hands
+their rule the list of the cotangents of the items it took (see
+`pullback.iteration`); the rule sends each part back to the argument it came
+from.
+"""
+
+from pullback.compiler.analysis.kinds import (
+    ANY,
+    CONST,
+    CONST_SCALAR,
+    Container,
+    Items,
+    element,
+    join,
+    promote,
+    sequence,
+)
+from pullback.rules.registry import adjoint, d
+from pullback.runtime.cotangents import unbroadcast
+from pullback.runtime.iteration import (
+    like_items,
+    spread,
+    unextremum,
+    unitems,
+    unreverse,
+    unsort,
+    unzip,
+)
+from pullback.runtime.structures import unmapping
+
+
+def _extremum_kind(*values, **options):
+    if len(values) == 1:
+        return element(values[0])
+    result = None
+    for kind in values:
+        result = join(result, kind)
+    return result
+
+
+@adjoint(zip, result=lambda *iterables: Items(sequence(tuple, map(element, iterables))))
+def zip_(z, *iterables):
+    d[iterables] = unzip(d[z], iterables)
+
+
+@adjoint(enumerate, result=lambda iterable, start=None: Items(
+    sequence(tuple, [CONST_SCALAR, element(iterable)])))
+def enumerate_(z, iterable, start=0):
+    d[iterable] = unzip(d[z], (None, iterable))[1]
+
+
+@adjoint(reversed, result=lambda sequence_: Items(element(sequence_)))
+def reversed_(z, sequence_):
+    d[sequence_] = unreverse(d[z], sequence_)
+
+
+@adjoint(list, tuple, result=lambda iterable=CONST: Items(element(iterable)))
+def to_sequence(z, iterable=()):
+    d[iterable] = like_items(d[z], iterable)
+
+
+@adjoint(dict.items, result=lambda mapping: Items(sequence(tuple, [CONST, element(mapping)])))
+def dict_items(z, mapping):
+    d[mapping] = unitems(d[z], mapping, 1)
+
+
+@adjoint(dict.values, result=lambda mapping: Items(element(mapping)))
+def dict_values(z, mapping):
+    d[mapping] = unitems(d[z], mapping, None)
+
+
+@adjoint(sum, result=lambda iterable, start=CONST_SCALAR: promote([element(iterable), start]))
+def sum_(z, iterable, start=0):
+    d[iterable] = spread(d[z], iterable)
+    d[start] = unbroadcast(d[z], start)
+
+
+@adjoint(max, min, result=_extremum_kind)
+def extremum(z, *values, key=None, default=None):
+    d[values] = unextremum(d[z], values, z)
+
+
+@adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(element(iterable)))
+def sorted_(z, iterable, key=None, reverse=False):
+    d[iterable] = unsort(d[z], iterable, z)
+
+
+@adjoint(dict, result=lambda source=CONST: source if isinstance(source, Container) and (
+    source.type is dict) else ANY)
+def to_dict(z, source=()):
+    d[source] = unmapping(d[z], source)

@@ -1,0 +1,63 @@
+"""Updates of arrays, lists and dicts (see `pullback.mutation`).
+
+The overwritten item's cotangent is zeroed (seed 000: "destructive assignment
+necessitates zeroing of a sensitivity"); the value written gets it instead.
+"""
+
+import numpy as np
+
+from pullback.compiler.analysis.kinds import ARRAY, Container, Items, element, join, sequence
+from pullback.rules.registry import adjoint, d
+from pullback.runtime import mutation
+from pullback.runtime.iteration import like_items
+from pullback.runtime.mutation import unappend, unpop, without_item, written_item
+from pullback.runtime.structures import unconcat
+
+
+def _updated_kind(x, index, value):
+    if isinstance(x, Container) and x.type is not dict:
+        return Container(x.type, x.keys, tuple(join(k, value) for k in x.items),
+                         x.active or value.active)
+    if isinstance(x, Items):
+        return Items(join(x.element, value))
+    if x.shape == "array":
+        return ARRAY if x.active or value.active else x
+    return join(x, value)
+
+
+def _appended_kind(items, value):
+    if isinstance(items, Container):
+        return sequence(list, items.items + (value,))
+    return Items(join(element(items), value))
+
+
+@adjoint(mutation.with_item, result=_updated_kind)
+def with_item(z, x, index, value):
+    d[x] = without_item(d[z], index)
+    d[value] = written_item(d[z], index, value, z)
+
+
+@adjoint(mutation.appended, result=_appended_kind)
+def appended(z, items, value):
+    parts = unappend(d[z])
+    d[items] = parts[0]
+    d[value] = parts[1]
+
+
+@adjoint(mutation.extended, result=lambda items, values: Items(join(element(items),
+                                                                    element(values))))
+def extended(z, items, values):
+    parts = unconcat(d[z], items, values)
+    d[items] = parts[0]
+    d[values] = like_items(parts[1], values)
+
+
+@adjoint(mutation.popped, result=lambda items, index=None: sequence(
+    tuple, [Items(element(items)), element(items)]))
+def popped(z, items, index=-1):
+    d[items] = unpop(d[z], items, index)
+
+
+@adjoint(np.copy, np.ndarray.copy, list.copy, dict.copy, result=lambda x, *options: x)
+def copy(z, x, order="K", subok=False):
+    d[x] = d[z]

@@ -1,0 +1,86 @@
+"""Python's operators and numeric builtins (and the NumPy ufuncs they call)."""
+
+import operator
+
+import numpy as np
+
+from pullback.compiler.analysis.kinds import concatenation
+from pullback.rules.registry import adjoint, d
+from pullback.runtime.cotangents import matmul_left, matmul_right, unbroadcast
+from pullback.runtime.structures import unconcat, unindex
+
+from .numpy_versions import numpy_functions
+
+
+@adjoint(operator.add, np.add, result="elementwise")
+def add(z, x, y):
+    d[x] = unbroadcast(d[z], x)
+    d[y] = unbroadcast(d[z], y)
+
+
+@adjoint(operator.concat, result=concatenation)
+def concat(z, a, b):
+    parts = unconcat(d[z], a, b)
+    d[a] = parts[0]
+    d[b] = parts[1]
+
+
+@adjoint(operator.sub, np.subtract, result="elementwise")
+def subtract(z, x, y):
+    d[x] = unbroadcast(d[z], x)
+    d[y] = -unbroadcast(d[z], y)
+
+
+@adjoint(operator.mul, np.multiply, result="elementwise")
+def multiply(z, x, y):
+    d[x] = unbroadcast(d[z] * y, x)
+    d[y] = unbroadcast(d[z] * x, y)
+
+
+@adjoint(operator.truediv, np.divide, result="elementwise")
+def divide(z, x, y):
+    d[x] = unbroadcast(d[z] / y, x)
+    d[y] = -unbroadcast(d[z] * z / y, y)
+
+
+@adjoint(operator.pow, np.power, np.float_power, pow, result="elementwise")
+def power(z, x, y):
+    d[x] = unbroadcast(d[z] * y * x ** np.where(y, y - 1, 1.0), x)
+    d[y] = unbroadcast(d[z] * z * np.log(np.where(x == 0, 1.0, x)), y)
+
+
+@adjoint(operator.mod, np.remainder, result="elementwise")
+def remainder(z, x, y):
+    d[x] = unbroadcast(d[z], x)
+    d[y] = -unbroadcast(d[z] * np.floor_divide(x, y), y)
+
+
+@adjoint(operator.neg, np.negative, result="elementwise")
+def negative(z, x):
+    d[x] = -d[z]
+
+
+@adjoint(operator.pos, np.positive, result="elementwise")
+def positive(z, x):
+    d[x] = d[z]
+
+
+@adjoint(operator.matmul, np.matmul, *numpy_functions("linalg.matmul"), result="array")
+def matmul(z, x, y):
+    d[x] = matmul_left(d[z], x, y)
+    d[y] = matmul_right(d[z], x, y)
+
+
+@adjoint(operator.getitem)
+def getitem(z, x, index):
+    d[x] = unindex(d[z], x, index)
+
+
+@adjoint(abs, result="elementwise")
+def absolute(z, x):
+    d[x] = d[z] * np.sign(x)
+
+
+@adjoint(float, result="scalar")
+def to_float(z, x=0.0):
+    d[x] = d[z]

@@ -1,0 +1,139 @@
+"""Calls resolved at run time: `forward(f, *args)` and `forward_method(obj, name, *args)`.
+
+Generated code calls these when the callee is a value (an argument, a closure,
+an item of a list) or a method of a value of unknown type. They are written in
+the subset of Python that pullback transforms, with type tests and caches in
+non-differentiable helpers, so that differentiating generated code (grad of
+grad) goes through them like through any other Python function.
+"""
+
+from ..compiler import transform
+from ..compiler.syntax import scopes
+from ..errors import TransformError
+from ..rules import registry
+from . import calls, custom, debugging, records
+from .cotangents import ZERO
+
+
+def forward(fn, *args, **kwargs):
+    """Call `fn(*args, **kwargs)` and return `(value, pullback)`.
+
+    `fn` may be any callable: a Python function or closure, a bound method, an
+    object with a `__call__` method, a primitive with a derivative rule, or a
+    non-differentiable function.
+    `pullback(ct)` returns the cotangent of `fn` (its environment; for a bound
+    method, its object's) followed by one per argument of the call.
+    """
+    if fn is debugging.run_generated:
+        value, pullback = forward(*args, **kwargs)
+        return value, caller_pullback(pullback)
+    if scopes.is_bound_method(fn):
+        return forward_method(method_object(fn), method_name(fn), *args, **kwargs)
+    if records.is_record(fn):
+        return forward_method(fn, "__call__", *args, **kwargs)
+    vjp = custom.vjp_of(fn)
+    if vjp is not None:
+        return custom.custom_forward(vjp[0], vjp[1], *args, **kwargs)
+    target = fn if scopes.is_python_function(fn) else python_version(fn, len(args))
+    if target is None:
+        return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))
+    kinds = transform.param_kinds(target, args, kwargs)
+    value, pullback = transform.forward_function(target, kinds, True)(*args, **kwargs)
+    return value, argument_pullback(target, args, kwargs, pullback)
+
+
+def forward_method(obj, name, *args, **kwargs):
+    """`forward` for `obj.name(*args, **kwargs)`: its pullback starts with `obj`'s cotangent.
+
+    `obj` may also be a module read from a variable, whose functions are not methods.
+    """
+    if scopes.is_module(obj):
+        return forward(module_attribute(obj, name), *args, **kwargs)
+    value, pullback = forward(method_function(obj, name), obj, *args, **kwargs)
+    return value, method_pullback(pullback)
+
+
+def method_pullback(pullback):
+    """A method's pullback from its function's: the object is the function's first argument."""
+
+    def of_method(ct):
+        cts = pullback(ct)
+        return (cts[1], *cts[2:])
+
+    return of_method
+
+
+def caller_pullback(pullback):
+    """The pullback of `run_generated(f, ...)` from that of `f(...)`: `run_generated`
+    closes over nothing."""
+
+    def of_caller(ct):
+        return (ZERO, *pullback(ct))
+
+    return of_caller
+
+
+def argument_pullback(fn, args, kwargs, pullback):
+    """`pullback`, returning one cotangent per argument of the call rather than per
+    parameter of `fn` (see `calls.by_argument`), those of the parameters left to
+    differentiable defaults in the cotangent of `fn` (see `calls.with_defaults`)."""
+    signature = calls.signature(fn)
+    layout = calls.defaults_layout(fn, signature, args, kwargs)
+    if layout is None and calls.is_plain_call(signature, args, kwargs):
+        return pullback
+    if layout is None:
+        def by_argument(ct):
+            return calls.by_argument(signature, args, kwargs, pullback(ct))
+
+        return by_argument
+
+    def with_defaults(ct):
+        cts = calls.with_defaults(pullback(ct), layout)
+        return calls.by_argument(signature, args, kwargs, cts)
+
+    return with_defaults
+
+
+def constant_pullback(count):
+    """The pullback of a non-differentiable call with `count - 1` arguments."""
+
+    def of_constant(ct):
+        return calls.zeros(count)
+
+    return of_constant
+
+
+def python_version(fn, count=None):
+    """The Python function to transform for callable `fn` called with `count`
+    positional arguments: the wrapper of a primitive, or None for a
+    non-differentiable function. Anything else has no derivative."""
+    if registry.rule_for(fn) is not None:
+        return transform.primitive_wrapper(fn, count)
+    if registry.is_nondifferentiable(fn):
+        return None
+    name = registry.describe(fn)
+    raise TransformError(
+        f"no derivative rule for {name}; register one with @pullback.adjoint({name}) "
+        "(see docs/rules.md)",
+        construct=name,
+    )
+
+
+def method_object(method):
+    """The object a bound method is bound to; its cotangent is the method's."""
+    return method.__self__
+
+
+def method_name(method):
+    """The name of a bound method."""
+    return method.__name__
+
+
+def module_attribute(module, name):
+    """`module.name`."""
+    return getattr(module, name)
+
+
+def method_function(obj, name):
+    """The function behind `obj.name`, taking `obj` as its first argument."""
+    return getattr(type(obj), name)

@@ -1,0 +1,174 @@
+"""Cotangents of iterables: what a loop, `sum`, `max` or `zip` took from them.
+
+A loop collects the cotangents of the items it took in a list; `like_items`
+turns that list into a cotangent of the iterable (an array for an array, a
+tuple for a tuple, the list itself for an iterator such as `zip(...)`, whose
+rule passes it on to the iterator's arguments). Each map here is linear in
+the cotangent, maps `ZERO` to `ZERO` and has its transpose beside it, which
+its derivative rule uses (`pullback/rules/pullback_helpers.py`).
+"""
+
+import numpy as np
+
+from .cotangents import ZERO, materialize, rebroadcast, unbroadcast
+
+
+def like_items(cts, items):
+    """The cotangent of iterable `items` from the list `cts` of those of the items
+    taken from it, first to last (after a `break`, fewer than all)."""
+    if cts is ZERO or _without_cotangent(items) or all(ct is ZERO for ct in cts):
+        return ZERO
+    cts = list(cts) + [ZERO] * (_length(items, len(cts)) - len(cts))
+    if isinstance(items, np.ndarray):
+        return np.stack([materialize(ct, row) for ct, row in zip(cts, items)])
+    return tuple(cts) if isinstance(items, tuple) else cts
+
+
+def item_cotangents(h, cts, items):
+    """The transpose of `like_items`: the first `len(cts)` items of `h`, as a list."""
+    if h is ZERO or cts is ZERO or _without_cotangent(items):
+        return ZERO
+    return [h[i] for i in range(len(cts))]
+
+
+def unzip(g, iterables):
+    """The cotangents of the arguments of `zip(*iterables)` from the list `g` of those
+    of the tuples it produced."""
+    if g is ZERO:
+        return ZERO
+    return tuple(like_items([ZERO if ct is ZERO else ct[k] for ct in g], items)
+                 for k, items in enumerate(iterables))
+
+
+def rezip(h, g, iterables):
+    """The transpose of `unzip`."""
+    if h is ZERO or g is ZERO:
+        return ZERO
+    parts = [item_cotangents(hk, g, items) for hk, items in zip(h, iterables)]
+    return [tuple(ZERO if part is ZERO else part[i] for part in parts) for i in range(len(g))]
+
+
+def unreverse(g, items):
+    """The cotangent of `items` from the list `g` of those of the items of
+    `reversed(items)`, last item first."""
+    if g is ZERO:
+        return ZERO
+    return like_items([ZERO] * (len(items) - len(g)) + g[::-1], items)
+
+
+def rereverse(h, g, items):
+    """The transpose of `unreverse`."""
+    if h is ZERO or g is ZERO:
+        return ZERO
+    return [h[len(items) - 1 - i] for i in range(len(g))]
+
+
+def unitems(g, mapping, position):
+    """The cotangent of dict `mapping` from the list `g` of those of the items of
+    `mapping.items()` (position 1 of each pair) or `mapping.values()` (None)."""
+    if g is ZERO:
+        return ZERO
+    cts = [ct if position is None or ct is ZERO else ct[position] for ct in g]
+    cts += [ZERO] * (len(mapping) - len(cts))
+    return dict(zip(mapping, cts))
+
+
+def reitems(h, g, mapping, position):
+    """The transpose of `unitems`."""
+    if h is ZERO or g is ZERO:
+        return ZERO
+    values = [h.get(k, ZERO) for k, _ in zip(mapping, g)]
+    return values if position is None else [(ZERO, v) for v in values]
+
+
+def spread(g, items):
+    """The cotangent of `items` from that of `sum(items, start)`: `g` for each item,
+    summed back to the item's shape."""
+    if g is ZERO:
+        return ZERO
+    if isinstance(items, np.ndarray):
+        return np.broadcast_to(g, np.shape(items))
+    return like_items([unbroadcast(g, item) for item in items], items)
+
+
+def unspread(h, g, items):
+    """The transpose of `spread`: the sum of the items of `h`, each broadcast like `g`."""
+    if h is ZERO:
+        return ZERO
+    if isinstance(items, np.ndarray):
+        return np.sum(h, axis=0)
+    total = ZERO
+    for ct in h:
+        total = total + (ZERO if ct is ZERO else rebroadcast(ct, g))
+    return total
+
+
+def unextremum(g, values, extremum):
+    """The cotangents of the arguments of `max(*values)` or `min(*values)`, whose
+    result is `extremum`: all of `g` goes to the first item equal to it, as in Python."""
+    if g is ZERO:
+        return ZERO
+    items = values[0] if len(values) == 1 else values
+    cts = [ZERO] * len(items)
+    cts[_first_equal(items, extremum)] = g
+    return (like_items(cts, items),) if len(values) == 1 else tuple(cts)
+
+
+def reextremum(h, values, extremum):
+    """The transpose of `unextremum`."""
+    if h is ZERO:
+        return ZERO
+    items = values[0] if len(values) == 1 else values
+    ct = h[0] if len(values) == 1 else h
+    return ZERO if ct is ZERO else ct[_first_equal(items, extremum)]
+
+
+def unsort(g, items, result):
+    """The cotangent of `items` from that of `result = sorted(items)`."""
+    if g is ZERO:
+        return ZERO
+    cts = [ZERO] * len(result)
+    for j, i in enumerate(sort_order(items, result)):
+        cts[i] = g[j]
+    return like_items(cts, items)
+
+
+def resort(h, items, result):
+    """The transpose of `unsort`."""
+    cts = item_cotangents(h, result, items)
+    if cts is ZERO:
+        return ZERO
+    return [cts[i] for i in sort_order(items, result)]
+
+
+def sort_order(items, result):
+    """For each item of `result` (sorted `items`), its position in `items`."""
+    items = list(items)
+    unused = list(range(len(items)))
+    order = []
+    for value in result:
+        i = next((i for i in unused if items[i] is value), None)
+        if i is None:
+            i = next(i for i in unused if np.ndim(items[i]) == 0 and items[i] == value)
+        unused.remove(i)
+        order.append(i)
+    return order
+
+
+def _without_cotangent(items):
+    """Whether the items of `items` are constants (a range, a string, a dict's keys)."""
+    return items is None or isinstance(items, (range, str, bytes, dict))
+
+
+def _first_equal(items, extremum):
+    for i, item in enumerate(items):
+        if item is extremum or np.ndim(item) == 0 and item == extremum:
+            return i
+    raise ValueError("the extremum is not among the items")
+
+
+def _length(items, taken):
+    try:
+        return len(items)
+    except TypeError:
+        return taken

@@ -1,0 +1,133 @@
+"""Updates of arrays, lists and dicts, as functions that return the updated value.
+
+ANF writes `x[i] = v` as `x_1 = with_item(x, i, v)`, `xs.append(v)` as
+`xs_1 = appended(xs, v)`, `xs.extend(ys)` as `xs_1 = extended(xs, ys)` and
+`v = xs.pop(i)` as `xs_1, v = popped(xs, i)`; comprehensions build their
+results with them (and `with_member` for sets). Each returns a new value and
+leaves its argument as it was, so every version of a variable keeps the value
+it had (the pullbacks of earlier operations may read it) and an argument the
+caller passed in is never modified. The reverse pass refuses an update that
+another name for the same array or list would see (see `aliases`).
+
+Their derivative rules (`pullback/rules/python_mutation.py`) zero the cotangent of
+the overwritten item, as seed 000 says destructive assignment requires, and
+give it to the value written instead.
+"""
+
+import numpy as np
+
+from ..errors import TransformError
+from .cotangents import ZERO, is_differentiable, rebroadcast, unbroadcast
+from .structures import unindex
+
+
+def with_item(x, index, value):
+    """A copy of array, list or dict `x` with `x[index] = value`."""
+    if not isinstance(x, (np.ndarray, list, dict)):
+        raise TransformError(f"item assignment into a {type(x).__name__}: pullback updates "
+                             "arrays, lists and dicts", construct="item assignment")
+    result = x.copy()
+    result[index] = value
+    return result
+
+
+def appended(items, value):
+    """A copy of list `items` with `value` appended."""
+    return _list(items, "append") + [value]
+
+
+def extended(items, values):
+    """A copy of list `items` extended by the items of `values`."""
+    return _list(items, "extend") + list(values)
+
+
+def popped(items, index=-1):
+    """`(a copy of list items without items[index], items[index])`."""
+    result = _list(items, "pop")
+    value = result.pop(index)
+    return result, value
+
+
+def with_member(members, value):
+    """A copy of set `members` with `value` added. It has no derivative rule: a set
+    has no order in which to hold the cotangents of its members."""
+    return members | {value}
+
+
+def _list(items, method):
+    if not isinstance(items, list):
+        raise TransformError(f"pullback treats .{method}() as the list method; this value is a "
+                             f"{type(items).__name__}", construct=f".{method}()")
+    return list(items)
+
+
+# -- their cotangents ------------------------------------------------------------------
+
+
+def without_item(g, index):
+    """The cotangent `g` with the item at `index` zeroed: what the value updated by
+    `with_item` contributes (its item there was overwritten). Its own transpose."""
+    if g is ZERO:
+        return ZERO
+    if not isinstance(g, (list, dict, tuple)):
+        result = np.array(g)
+        result[index] = 0.0
+        return result
+    result = g.copy() if isinstance(g, (list, dict)) else list(g)
+    result[index] = ZERO
+    return result if not isinstance(g, tuple) else tuple(result)
+
+
+def written_item(g, index, value, updated):
+    """The cotangent of `value` written by `updated = with_item(x, index, value)`:
+    the item of `g` at `index`, summed back to `value`'s shape where it was
+    broadcast; zero when `updated` is an array that cannot hold a derivative (the
+    value was rounded)."""
+    if g is ZERO or (isinstance(updated, np.ndarray) and not is_differentiable(updated)):
+        return ZERO
+    item = g[index]
+    return unbroadcast(item, value) if isinstance(updated, np.ndarray) else item
+
+
+def written_item_adjoint(h, g, index, value, updated):
+    """The transpose of `written_item`: `h` broadcast to the item's shape, placed at
+    `index` of a zero cotangent shaped like `g`."""
+    if h is ZERO or (isinstance(updated, np.ndarray) and not is_differentiable(updated)):
+        return ZERO
+    if isinstance(updated, np.ndarray):
+        return unindex(rebroadcast(h, updated[index]), updated, index)
+    return unindex(h, updated, index)
+
+
+def unappend(g):
+    """The cotangents of `items` and `value` from that of `appended(items, value)`."""
+    if g is ZERO:
+        return ZERO
+    return list(g[:-1]), g[-1]
+
+
+def reappend(h, g):
+    """The transpose of `unappend`."""
+    if h is ZERO or g is ZERO:
+        return ZERO
+    rest = [ZERO] * (len(g) - 1) if h[0] is ZERO else list(h[0])
+    return rest + [h[1]]
+
+
+def unpop(g, items, index=-1):
+    """The cotangent of `items` from that of `popped(items, index)`: the value's
+    cotangent put back where it was taken from."""
+    if g is ZERO:
+        return ZERO
+    rest = [ZERO] * (len(items) - 1) if g[0] is ZERO else list(g[0])
+    rest.insert(index % len(items), g[1])
+    return rest
+
+
+def repop(h, items, index=-1):
+    """The transpose of `unpop`."""
+    if h is ZERO:
+        return ZERO
+    rest = list(h)
+    value = rest.pop(index % len(items))
+    return rest, value
