@@ -8,6 +8,7 @@ import numpy as np
 from .compiler import emit, transform
 from .compiler.analysis import kinds
 from .compiler.frontend import anf, parse
+from .compiler.syntax import nodes
 from .rules import registry
 from .runtime import calls, cotangents, custom, debugging, records
 from .runtime.cotangents import is_differentiable
@@ -286,7 +287,7 @@ def _display_kinds(fn, args, argnums):
 def _evaluate(annotation, origin):
     if annotation is None:
         return None
-    text = emit.unparse(annotation)
+    text = nodes.unparse(annotation)
     try:
         return eval(text, dict(origin.globals))
     except (NameError, AttributeError, SyntaxError, TypeError):

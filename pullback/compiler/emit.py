@@ -135,15 +135,6 @@ def _assigned_names(target):
     return []
 
 
-def unparse(node):
-    """The source text of a gast node (a statement or an expression)."""
-    tree = nodes.to_ast(node)
-    for part in ast.walk(tree):
-        if isinstance(part, ast.stmt) and not hasattr(part, "lineno"):
-            part.lineno = 0  # ast.unparse reads it
-    return ast.unparse(tree)
-
-
 def compile_forward(tree, origin, free_names, filename, header, checker=None):
     """Compile generated FunctionDef `tree`.
 

@@ -32,10 +32,10 @@ import numpy as np
 from .. import errors
 from ..errors import TransformError
 from ..rules import registry
-from ..runtime import calls, cotangents, custom, loops, mutation, records, structures
-from . import emit
+from ..runtime import calls, cotangents, custom, introspection, loops, mutation, records, structures
+from . import instantiate
 from .analysis import aliases, invariance, kinds
-from .syntax import nodes, scopes
+from .syntax import nodes, operators
 
 _SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
                 "the cotangents of its members; use a list or a tuple")
@@ -350,7 +350,7 @@ class _Reverse:
         """BinOp, UnaryOp, Compare, Attribute and Subscript: primitives by table."""
         if isinstance(value, nodes.BinOp):
             operands = [value.left, value.right]
-            operator_ = registry.BINARY[type(value.op)]
+            operator_ = operators.BINARY[type(value.op)]
             if operator_ is operator.add and any(kinds.is_sequence(self.kind_of(a))
                                                   for a in operands):
                 operator_ = operator.concat
@@ -358,7 +358,7 @@ class _Reverse:
                 raise self.error(_REPEAT_REFUSED, "sequence repetition")
             return self.primitive(target, operator_, operands, [])
         if isinstance(value, nodes.UnaryOp):
-            return self.primitive(target, registry.UNARY[type(value.op)], [value.operand], [])
+            return self.primitive(target, operators.UNARY[type(value.op)], [value.operand], [])
         if isinstance(value, nodes.Attribute):
             return self.attribute(target, value)
         if isinstance(value, nodes.Subscript):
@@ -481,7 +481,7 @@ class _Reverse:
                 return self.custom_call(target, fn, value)
             if fn is mutation.with_member:  # a set comprehension
                 raise self.error(_SET_REFUSED, "set")
-            if isinstance(fn, types.FunctionType) and scopes.has_fixed_parameters(fn):
+            if isinstance(fn, types.FunctionType) and introspection.has_fixed_parameters(fn):
                 return self.static_call(target, fn, value)
             if isinstance(fn, types.FunctionType):
                 return self.dynamic_call(target, value)
@@ -768,7 +768,7 @@ class _Reverse:
             return None
         if rule is None:
             raise self.no_rule(fn)
-        self.located(registry.bind, rule, args, keywords)
+        self.located(instantiate.bind, rule, args, keywords)
         self.kinds[target] = _result_kind(rule, arg_kinds)
         self.shapes[target] = self.result_shape(rule, target, args)
         return Primitive(target, rule, args, keywords, self.lineno)
@@ -999,7 +999,7 @@ class _Reverse:
         if op.target not in self.cot:
             return []
         instance = self.located(
-            registry.instantiate, op.rule, op.args, op.keywords, op.target, self.cot[op.target],
+            instantiate.instantiate, op.rule, op.args, op.keywords, op.target, self.cot[op.target],
             self.namer, self.bindings.object, self.shape_of,
         )
         out = []
@@ -1319,7 +1319,7 @@ def _update(stmt, before):
 
 
 def _symbol(op):
-    return emit.unparse(nodes.binop(nodes.name("a"), op, nodes.name("b"))).split()[1]
+    return nodes.unparse(nodes.binop(nodes.name("a"), op, nodes.name("b"))).split()[1]
 
 
 _UPDATE_METHODS = {mutation.with_item: None, mutation.appended: "append",

@@ -21,7 +21,7 @@ import weakref
 from ..config import current as current_settings
 from ..errors import TransformError
 from ..rules import registry
-from ..runtime import calls, collector, custom, debugging, dispatch
+from ..runtime import calls, collector, custom, debugging, dispatch, introspection
 from . import debug_files, emit, reverse
 from .analysis import kinds
 from .bindings import Bindings, helper_names, mark_helpers
@@ -395,12 +395,12 @@ def param_kinds(fn, args, kwargs, active=None):
     """
     code = fn.__code__
     if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and (
-            scopes.has_fixed_parameters(fn)):
+            introspection.has_fixed_parameters(fn)):
         values = dict(zip(code.co_varnames, args))
     else:
         values = dict(calls.signature(fn).bind(*args, **kwargs).arguments)
     if active is None:
-        values.update(zip(fn.__code__.co_freevars, scopes.cell_values(fn)))
+        values.update(zip(fn.__code__.co_freevars, introspection.cell_values(fn)))
         for name, default in calls.defaults(fn).items():
             values.setdefault(name, default)
     result = {}
@@ -448,7 +448,7 @@ def primitive_wrapper(primitive, count=None):
     `*args` parameter becomes that many parameters, so that the wrapper calls
     the primitive with a fixed number of arguments.
     """
-    key = (registry._key(primitive), count)
+    key = (registry.key(primitive), count)
     wrapper = _WRAPPERS.get(key)
     if wrapper is None:
         wrapper = _WRAPPERS[key] = _make_wrapper(primitive, count)

@@ -9,7 +9,6 @@ import numpy as np
 from pullback import api
 from pullback.compiler import transform
 from pullback.compiler.analysis.kinds import CONST, CONST_ARRAY, CONST_SCALAR, Items
-from pullback.compiler.syntax import scopes
 from pullback.rules.registry import nondifferentiable
 from pullback.runtime import (
                   calls,
@@ -17,6 +16,7 @@ from pullback.runtime import (
                   custom,
                   debugging,
                   dispatch,
+                  introspection,
                   iteration,
                   loops,
                   records,
@@ -56,9 +56,9 @@ nondifferentiable(
     transform.param_kinds, transform.new_epoch, calls.signature, calls.is_plain_call,
     calls.zeros, calls.parameter_at, calls.defaults_layout, loops.forever, loops.finished,
     iteration.sort_order,
-    scopes.is_bound_method, scopes.is_python_function,
+    introspection.is_bound_method, introspection.is_python_function,
     dispatch.python_version, dispatch.method_name, dispatch.method_function,
-    dispatch.module_attribute, scopes.is_module, records.is_record, records.is_named_tuple,
+    dispatch.module_attribute, introspection.is_module, records.is_record, records.is_named_tuple,
     custom.vjp_of, custom.check_cotangents, debugging.check_nan,
     api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,
     api.named_after,

@@ -1,4 +1,4 @@
-"""Derivative rules: one template per primitive, registered by decorator.
+"""The table of derivative rules: one template per primitive, registered by decorator.
 
 A template is a tiny Python function whose signature is the result followed by
 the primitive's parameters, and whose body writes the cotangent of each
@@ -8,48 +8,17 @@ differentiable parameter in terms of `d[result]` (Tangent's convention)::
     def sin(z, x):
         d[x] = d[z] * np.cos(x)
 
-The reverse pass inlines the body where the primitive is called: parameters
+The reverse pass inlines the body where the primitive is called
+(`compiler.instantiate`): parameters
 become the call's arguments, `z` the result, `d[z]` its cotangent, and
 `d[x] = e` an accumulation into the cotangent of the argument bound to `x`.
 Names the body assigns are renamed apart; other names (np, unbroadcast) are
 looked up in the template's module. A body may only read `d[z]`.
 """
 
-import builtins
 import dataclasses
 import functools
 import inspect
-import operator
-import textwrap
-
-from ..compiler.syntax import nodes
-from ..errors import TransformError
-from ..runtime import cotangents
-
-BINARY = {
-    nodes.Add: operator.add,
-    nodes.Sub: operator.sub,
-    nodes.Mult: operator.mul,
-    nodes.Div: operator.truediv,
-    nodes.FloorDiv: operator.floordiv,
-    nodes.Mod: operator.mod,
-    nodes.Pow: operator.pow,
-    nodes.MatMult: operator.matmul,
-    nodes.BitAnd: operator.and_,
-    nodes.BitOr: operator.or_,
-    nodes.BitXor: operator.xor,
-    nodes.LShift: operator.lshift,
-    nodes.RShift: operator.rshift,
-}
-"""The primitive behind each binary operator of Python syntax."""
-
-UNARY = {
-    nodes.USub: operator.neg,
-    nodes.UAdd: operator.pos,
-    nodes.Not: operator.not_,
-    nodes.Invert: operator.invert,
-}
-"""The primitive behind each unary operator of Python syntax."""
 
 _ADJOINTS = {}
 _NONDIFFERENTIABLE = {}
@@ -80,7 +49,6 @@ class Rule:
     primitive: object
     template: object
     result: str = None
-    _parsed: tuple = None
     _layouts: dict = dataclasses.field(default_factory=dict)
 
     @functools.cached_property
@@ -89,19 +57,10 @@ class Rule:
         params = list(inspect.signature(self.template).parameters.values())
         return inspect.Signature(params[1:])
 
-    def parsed(self):
-        """`(FunctionDef, result name)` of the template, parsed once."""
-        if self._parsed is None:
-            source = textwrap.dedent(inspect.getsource(self.template))
-            tree = nodes.parse(source).body[0]
-            tree.decorator_list = []
-            self._parsed = (tree, (tree.args.posonlyargs + tree.args.args)[0].id)
-        return self._parsed
-
     def layout(self, count, names):
         """How `count` positional arguments and keyword arguments `names` bind to the
         template's parameters (`signature.bind`, defaults applied), computed once per
-        count and names: by parameter, the `_Slot` of its argument, a tuple or dict of
+        count and names: by parameter, the `Slot` of its argument, a tuple or dict of
         slots (`*args`, `**kwargs`), or its default value.
 
         Raises:
@@ -109,14 +68,14 @@ class Rule:
         """
         key = (count, names)
         if key not in self._layouts:
-            bound = self.signature.bind(*map(_Slot, range(count)),
-                                        **{name: _Slot(name) for name in names})
+            bound = self.signature.bind(*map(Slot, range(count)),
+                                        **{name: Slot(name) for name in names})
             bound.apply_defaults()
             self._layouts[key] = dict(bound.arguments)
         return self._layouts[key]
 
 
-class _Slot:
+class Slot:
     """Where an argument of a call is: its position, or its keyword."""
 
     def __init__(self, key):
@@ -149,7 +108,7 @@ def adjoint(*primitives, result=None):
 
     def register(template):
         for primitive in primitives:
-            _ADJOINTS[_key(primitive)] = Rule(primitive, template, result)
+            _ADJOINTS[key(primitive)] = Rule(primitive, template, result)
         return template
 
     return register
@@ -162,307 +121,31 @@ def nondifferentiable(*primitives, result=None):
     are constants (`len` gives a scalar, `range` items that are scalars).
     """
     for primitive in primitives:
-        _NONDIFFERENTIABLE[_key(primitive)] = result
+        _NONDIFFERENTIABLE[key(primitive)] = result
 
 
 def rule_for(fn):
     """The Rule registered for callable `fn`, or None."""
-    return _ADJOINTS.get(_key(fn))
+    return _ADJOINTS.get(key(fn))
 
 
 def is_nondifferentiable(fn):
     """Whether `fn` was declared non-differentiable."""
-    return _key(fn) in _NONDIFFERENTIABLE
+    return key(fn) in _NONDIFFERENTIABLE
 
 
 def constant_result(fn):
     """The kind declared for the results of non-differentiable `fn`, or None."""
-    return _NONDIFFERENTIABLE.get(_key(fn))
+    return _NONDIFFERENTIABLE.get(key(fn))
 
 
-def _key(fn):
+def key(fn):
+    """The key `fn`'s rule is registered under: `fn` itself, or its id if unhashable."""
     try:
         hash(fn)
     except TypeError:
         return id(fn)
     return fn
-
-
-@dataclasses.dataclass
-class Instance:
-    """A template instantiated at one call site.
-
-    Attributes:
-      statements: `(kind, payload)` pairs in order: ("assign", stmt) for a
-        temporary of the template, ("cotangent", (parameter, expr)) for
-        `d[parameter] = expr`.
-      arguments: the atom bound to each parameter (a node, or a tuple node for
-        a *args parameter).
-    """
-
-    statements: list
-    arguments: dict
-
-
-def bind(rule, args, keywords):
-    """The template parameter each argument atom binds to.
-
-    Raises:
-      TransformError: when the arguments do not fit the template's signature,
-        or pass `out=` (results written into an argument are not supported).
-    """
-    keywords = dict(keywords)
-    try:
-        layout = rule.layout(len(args), tuple(keywords))
-    except TypeError as error:
-        raise TransformError(f"{describe(rule.primitive)}: {error}",
-                             construct=describe(rule.primitive)) from None
-    arguments = {name: _placed(part, args, keywords) for name, part in layout.items()}
-    out = arguments["out"] if isinstance(layout.get("out"), _Slot) else None
-    if out is not None and not (isinstance(out, nodes.Constant) and out.value is None):
-        raise TransformError(f"{describe(rule.primitive)} with out=: writing results into "
-                             "an existing array is not supported", construct="out=")
-    return {name: _as_node(value) for name, value in arguments.items()}
-
-
-def _placed(part, args, keywords):
-    """A part of a `Rule.layout` with the call's arguments in place of its slots."""
-    if isinstance(part, _Slot):
-        return args[part.key] if isinstance(part.key, int) else keywords[part.key]
-    if isinstance(part, tuple):
-        return tuple(_placed(item, args, keywords) for item in part)
-    if isinstance(part, dict):
-        return {key: _placed(item, args, keywords) for key, item in part.items()}
-    return part
-
-
-def instantiate(rule, args, keywords, result, cotangent, namer, helper, shape_of=None):
-    """Inline `rule`'s template for one call.
-
-    Args:
-      rule: the Rule.
-      args, keywords: the call's argument atoms (nodes) and (name, atom) pairs.
-      result: the name of the call's result variable.
-      cotangent: the name of the variable holding its cotangent.
-      namer: a `naming.Namer` for the template's temporaries.
-      helper: `helper(name, obj) -> str`, the generated code's name for an
-        object the template refers to by `name` in its module.
-      shape_of: `shape_of(atom)`, a token equal for atoms known to have the
-        same shape ("scalar" for scalars), or None: `unbroadcast(g, x)` where
-        `x` has the result's shape, and `unreduce(g, x, ...)` of a scalar `x`,
-        are just `g`.
-
-    Returns:
-      An `Instance`. Subexpressions of constants are evaluated, and `e * 1`,
-      `e / 1` and `e ** 1` simplified, so templates specialise to the call.
-    """
-    tree, result_param = rule.parsed()
-    arguments = bind(rule, args, keywords)
-    names = {result_param: nodes.name(result), **arguments}
-    for target in _assigned_names(tree):
-        names[target] = nodes.name(namer.fresh(target))
-    shape_of = shape_of or (lambda atom: None)
-    shapes = {p: shape_of(atom) for p, atom in arguments.items()}
-    shapes[result_param] = shape_of(nodes.name(result))
-    substituter = _Substituter(names, cotangent, result_param, rule.template.__globals__,
-                               helper, shapes)
-    statements = []
-    for stmt in tree.body:
-        if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Constant):
-            continue
-        stmt = substituter.copy(stmt)
-        target = stmt.targets[0]
-        if _is_cotangent_target(target):
-            statements.append(("cotangent", (target.slice.id, stmt.value)))
-        else:
-            statements.append(("assign", stmt))
-    return Instance(statements, arguments)
-
-
-def _assigned_names(tree):
-    found = []
-    for stmt in tree.body:
-        if isinstance(stmt, nodes.Assign) and isinstance(stmt.targets[0], nodes.Name):
-            found.append(stmt.targets[0].id)
-    return found
-
-
-def _is_cotangent_target(target):
-    return isinstance(target, nodes.Subscript) and nodes.is_name(target.value, "d")
-
-
-def _as_node(value):
-    if isinstance(value, tuple):
-        return nodes.tuple_([_as_node(v) for v in value])
-    if isinstance(value, dict):
-        raise TransformError("templates cannot take **kwargs")
-    if isinstance(value, nodes.AST):
-        return value
-    return nodes.constant(value)
-
-
-_PURE_MODULES = ("math", "numpy")
-_IDENTITY_RIGHT = (nodes.Mult, nodes.Div, nodes.Pow)
-
-
-class _Substituter:
-    """Copy a template's statements with the call site's names, folding constants."""
-
-    def __init__(self, names, cotangent, result_param, module_globals, helper, shapes):
-        self.names = names
-        self.cotangent = cotangent
-        self.result_param = result_param
-        self.module_globals = module_globals
-        self.helper = helper
-        self.shapes = shapes
-
-    def copy(self, node):
-        """A copy of `node` (a node, a list of nodes or a field value)."""
-        if isinstance(node, list):
-            return [self.copy(item) for item in node]
-        if not isinstance(node, nodes.AST) or not node._fields:
-            return node
-        return _COPY_METHODS.get(type(node), _Substituter.copy_fields)(self, node)
-
-    def copy_fields(self, node):
-        new = node.__class__.__new__(node.__class__)
-        new.__dict__ = {key: self.copy(value) if isinstance(value, _NESTED) else value
-                        for key, value in node.__dict__.items()}
-        return new
-
-    def copy_Subscript(self, node):
-        if nodes.is_name(node.value, "d"):
-            if isinstance(node.ctx, nodes.Store):
-                return node
-            if not nodes.is_name(node.slice, self.result_param):
-                raise TransformError("a template may only read d[result]")
-            return nodes.name(self.cotangent)
-        return self.copy_fields(node)
-
-    def copy_Call(self, node):
-        fn = self.lookup(node.func)
-        if fn in (cotangents.unbroadcast, cotangents.unreduce) and self.is_scalar_reduction(
-            fn, node.args
-        ):
-            return self.copy(node.args[0])
-        if fn is cotangents.select and nodes.is_constant(self.copy(node.args[0]), True):
-            return self.copy(node.args[1])
-        node = self.copy_fields(node)
-        if _is_pure(fn) and all(isinstance(a, nodes.Constant) for a in node.args) and not (
-            node.keywords
-        ):
-            return _constant_or(node, lambda: fn(*[a.value for a in node.args]))
-        if getattr(fn, "__module__", None) == cotangents.__name__:
-            node.args = _without_default_tail(fn, node.args)
-        return node
-
-    def is_scalar_reduction(self, fn, args):
-        """Whether `unbroadcast(g, x)` or `unreduce(g, x, ...)` here is just `g`."""
-        target = args[1] if len(args) > 1 else None
-        shape = self.shapes.get(target.id) if isinstance(target, nodes.Name) else None
-        if shape is None:
-            return False
-        if fn is cotangents.unbroadcast:
-            return shape == self.shapes[self.result_param]
-        return shape == "scalar"
-
-    def copy_BinOp(self, node):
-        node = self.copy_fields(node)
-        left, right = node.left, node.right
-        if isinstance(left, nodes.Constant) and isinstance(right, nodes.Constant):
-            return _constant_or(node, lambda: _evaluate_binop(node.op, left.value, right.value))
-        if _is_one(right) and isinstance(node.op, _IDENTITY_RIGHT):
-            return left
-        if _is_one(left) and isinstance(node.op, nodes.Mult):
-            return right
-        return node
-
-    def copy_UnaryOp(self, node):
-        node = self.copy_fields(node)
-        if isinstance(node.op, nodes.USub) and isinstance(node.operand, nodes.Constant):
-            return _constant_or(node, lambda: -node.operand.value)
-        return node
-
-    def copy_Name(self, node):
-        if node.id in self.names:
-            return nodes.clone(self.names[node.id])
-        return nodes.name(self.helper(node.id, self.resolve(node.id)))
-
-    def resolve(self, name):
-        obj = self.module_globals.get(name, _MISSING)
-        if obj is _MISSING:
-            obj = getattr(builtins, name, _MISSING)
-        if obj is _MISSING:
-            raise TransformError(f"template refers to unknown name {name}")
-        return obj
-
-    def lookup(self, func):
-        """The object a template's callee refers to (before substitution), or None."""
-        path = nodes.dotted_path(func)
-        if path is None or path.split(".")[0] in self.names:
-            return None
-        root, *attrs = path.split(".")
-        obj = self.resolve(root)
-        for attr in attrs:
-            obj = getattr(obj, attr, None)
-        return obj
-
-
-_COPY_METHODS = {getattr(nodes, name.removeprefix("copy_")): method
-                 for name, method in vars(_Substituter).items()
-                 if name.startswith("copy_") and name != "copy_fields"}
-_NESTED = (nodes.AST, list)
-
-
-def _without_default_tail(fn, args):
-    """`args` without the trailing constants that equal `fn`'s defaults."""
-    params = _parameters(fn)
-    args = list(args)
-    while args and len(args) <= len(params):
-        last, param = args[-1], params[len(args) - 1]
-        if not (isinstance(last, nodes.Constant) and param.default is not param.empty
-                and type(last.value) is type(param.default) and last.value == param.default):
-            break
-        args.pop()
-    return args
-
-
-@functools.cache
-def _parameters(fn):
-    return list(inspect.signature(fn).parameters.values())
-
-
-def _is_pure(fn):
-    module = getattr(fn, "__module__", None) or getattr(type(fn), "__module__", "")
-    return callable(fn) and any(module == m or module.startswith(m + ".")
-                                for m in _PURE_MODULES) and not isinstance(fn, type)
-
-
-def _is_one(node):
-    return isinstance(node, nodes.Constant) and not isinstance(node.value, bool) and (
-        node.value == 1
-    )
-
-
-def _evaluate_binop(op, left, right):
-    return BINARY[type(op)](left, right)
-
-
-def _constant_or(node, compute):
-    """A Constant holding `compute()` when it is a plain number, else `node`."""
-    try:
-        value = compute()
-    except (ArithmeticError, ValueError, TypeError):
-        return node
-    if isinstance(value, (bool, int, float)):
-        return nodes.constant(value)
-    if hasattr(value, "item") and getattr(value, "shape", None) == ():
-        item = value.item()
-        return nodes.constant(item) if isinstance(item, (int, float)) else node
-    return node
-
-
-_MISSING = object()
 
 
 def describe(fn):

@@ -16,8 +16,7 @@ import types
 
 import numpy as np
 
-from ..compiler.syntax import scopes
-from . import records
+from . import introspection, records
 from .deferred import Deferred, OuterSum, RowSum, outer_sum
 
 
@@ -733,7 +732,7 @@ def materialize(ct, x, taken=None):
     if isinstance(x, types.FunctionType):
         if not x.__closure__:
             return ZERO
-        return materialize(ct, tuple(scopes.cell_values(x)), taken)
+        return materialize(ct, tuple(introspection.cell_values(x)), taken)
     if records.is_record(x):
         return _materialize_record(ct, x, taken)
     if isinstance(x, (tuple, list)):

@@ -8,10 +8,9 @@ grad) goes through them like through any other Python function.
 """
 
 from ..compiler import transform
-from ..compiler.syntax import scopes
 from ..errors import TransformError
 from ..rules import registry
-from . import calls, custom, debugging, records
+from . import calls, custom, debugging, introspection, records
 from .cotangents import ZERO
 
 
@@ -27,14 +26,14 @@ def forward(fn, *args, **kwargs):
     if fn is debugging.run_generated:
         value, pullback = forward(*args, **kwargs)
         return value, caller_pullback(pullback)
-    if scopes.is_bound_method(fn):
+    if introspection.is_bound_method(fn):
         return forward_method(method_object(fn), method_name(fn), *args, **kwargs)
     if records.is_record(fn):
         return forward_method(fn, "__call__", *args, **kwargs)
     vjp = custom.vjp_of(fn)
     if vjp is not None:
         return custom.custom_forward(vjp[0], vjp[1], *args, **kwargs)
-    target = fn if scopes.is_python_function(fn) else python_version(fn, len(args))
+    target = fn if introspection.is_python_function(fn) else python_version(fn, len(args))
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))
     kinds = transform.param_kinds(target, args, kwargs)
@@ -47,7 +46,7 @@ def forward_method(obj, name, *args, **kwargs):
 
     `obj` may also be a module read from a variable, whose functions are not methods.
     """
-    if scopes.is_module(obj):
+    if introspection.is_module(obj):
         return forward(module_attribute(obj, name), *args, **kwargs)
     value, pullback = forward(method_function(obj, name), obj, *args, **kwargs)
     return value, method_pullback(pullback)

@@ -14,10 +14,9 @@ import types
 
 import numpy as np
 
-from ...runtime import records
+from ...runtime import introspection, records
 from ...runtime.cotangents import is_differentiable
 from ...runtime.deferred import Deferred
-from ..syntax import scopes
 
 
 @dataclasses.dataclass(frozen=True, eq=False)
@@ -142,7 +141,7 @@ def of_value(value, depth=0):
     if isinstance(value, types.FunctionType):
         held = value.__closure__ or value.__defaults__ or value.__kwdefaults__
         return ANY if held and _any_active(value) else CONST
-    if scopes.is_bound_method(value):
+    if introspection.is_bound_method(value):
         return ANY if _any_active(value.__self__) else CONST
     if not is_differentiable(value):
         return CONST
@@ -202,10 +201,10 @@ def leaves(value, into_closures=False):
         elif isinstance(value, dict):
             pending.extend(value.values())
         elif into_closures and isinstance(value, types.FunctionType):
-            pending.extend(scopes.cell_values(value))
+            pending.extend(introspection.cell_values(value))
             pending.extend(value.__defaults__ or ())
             pending.extend((value.__kwdefaults__ or {}).values())
-        elif into_closures and scopes.is_bound_method(value):
+        elif into_closures and introspection.is_bound_method(value):
             pending.append(value.__self__)
         else:
             yield value

@@ -27,9 +27,9 @@ import types
 
 from ...errors import TransformError
 from ...rules import registry
-from ...runtime import custom
+from ...runtime import custom, introspection
 from ...runtime.calls import defaults, signature
-from ..syntax import nodes, scopes
+from ..syntax import nodes
 from ..syntax.naming import Namer
 from . import anf, parse
 
@@ -114,7 +114,7 @@ class _Inliner:
     def inlinable(self, fn):
         return (isinstance(fn, types.FunctionType) and fn.__globals__ is self.origin.globals
                 and fn.__code__.co_filename == self.origin.filename and not fn.__closure__
-                and scopes.has_fixed_parameters(fn)
+                and introspection.has_fixed_parameters(fn)
                 and fn.__code__ not in self.stack and custom.vjp_of(fn) is None
                 and registry.rule_for(fn) is None and not registry.is_nondifferentiable(fn)
                 and not fn.__module__.startswith("pullback"))

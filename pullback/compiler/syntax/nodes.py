@@ -577,3 +577,12 @@ _SHARED_GAST = {ast_class: gast_class() for ast_class, (gast_class, _) in _GAST_
 LOAD, STORE, PARAM = _SHARED_GAST[ast.Load], _SHARED_GAST[ast.Store], gast.Param()
 _NEW = gast.AST.__new__
 _ABSENT = object()
+
+
+def unparse(node):
+    """The source text of a gast node (a statement or an expression)."""
+    tree = to_ast(node)
+    for part in ast.walk(tree):
+        if isinstance(part, ast.stmt) and not hasattr(part, "lineno"):
+            part.lineno = 0  # ast.unparse reads it
+    return ast.unparse(tree)

@@ -1,4 +1,4 @@
-"""Python's scoping, as far as the transformation needs it.
+"""Python's scoping, as far as the transformation needs it: read from the syntax.
 
 Which functions are nested directly in a function, which names a nested
 function reads from the function around it (its free variables, which become
@@ -8,11 +8,8 @@ exactly the ones CPython puts in `co_freevars`.
 """
 
 import collections
-import inspect
 import symtable
-import types
 
-from .. import emit
 from . import nodes
 
 SCOPES = (nodes.FunctionDef, nodes.Lambda)
@@ -64,7 +61,7 @@ def free_names(node):
     They include the globals it reads; intersected with the names bound in
     the enclosing function, they are its free variables.
     """
-    text = emit.unparse(node)
+    text = nodes.unparse(node)
     # The function's own table comes last: its defaults and annotations, evaluated
     # outside it, may hold comprehensions and lambdas of their own, which come first.
     table = symtable.symtable(text, "<nested>", "exec").get_children()[-1]
@@ -77,40 +74,6 @@ def _implicit_globals(table):
     for child in table.get_children():
         names |= _implicit_globals(child)
     return names
-
-
-def cell_values(fn):
-    """The values of a function's closure cells, in `co_freevars` order (None if empty)."""
-    for cell in fn.__closure__ or ():
-        try:
-            yield cell.cell_contents
-        except ValueError:
-            yield None
-
-
-def is_python_function(fn):
-    """Whether `fn` is a function defined in Python (`def` or `lambda`)."""
-    return isinstance(fn, types.FunctionType)
-
-
-def is_module(value):
-    """Whether `value` is a module."""
-    return isinstance(value, types.ModuleType)
-
-
-def is_bound_method(fn):
-    """Whether `fn` is a method bound to an object (`obj.f`, or `x.sum` for an array `x`)."""
-    if isinstance(fn, types.MethodType):
-        return True
-    if not isinstance(fn, types.BuiltinMethodType):
-        return False
-    owner = fn.__self__
-    return owner is not None and not isinstance(owner, types.ModuleType)
-
-
-def has_fixed_parameters(fn):
-    """Whether Python function `fn` takes neither `*args` nor `**kwargs`."""
-    return not fn.__code__.co_flags & (inspect.CO_VARARGS | inspect.CO_VARKEYWORDS)
 
 
 def assignments(tree):
