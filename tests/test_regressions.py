@@ -691,6 +691,49 @@ def item_of_a_nested_list_updated(x):
     return grid[0][1] + grid[1][0]
 
 
+def closure_from_a_factory_sees_an_update(x):
+    def make():
+        return lambda t: t * np.prod(x)
+    g = make()
+    a = x
+    a += 1.0
+    return g(2.0)
+
+
+def closure_from_a_factory_sees_an_update_in_a_loop(x):
+    def make():
+        return lambda t: t * np.prod(x)
+    g = make()
+    a = x
+    for _ in range(1):
+        a += 1.0
+    return g(2.0)
+
+
+def default_of_a_def_sees_an_update(x):
+    def g(t, c=x):
+        return t * np.prod(c)
+    a = x
+    a += 1.0
+    return g(2.0)
+
+
+def default_of_a_lambda_sees_an_update(x):
+    g = lambda t, c=x: t * np.prod(c)
+    a = x
+    a += 1.0
+    return g(2.0)
+
+
+def closure_from_a_factory_before_a_copy_is_updated(x):
+    def make():
+        return lambda t: t * np.prod(x)
+    g = make()
+    a = x.copy()
+    a += 1.0
+    return g(2.0) + np.sum(a)
+
+
 def argument_updated_by_a_call_and_not_read_again(x):
     c = np.ones(2) * x
     return halve(c) * np.sum(x)
@@ -710,15 +753,32 @@ def argument_updated_by_a_call_and_not_read_again(x):
     (argument_updated_through_a_list_holding_it, 2,
      "items\\[...\\]\\[...\\] = ... updates items in place, and x, which shares its memory, "
      "is read at line {3}"),
+    # found by the fuzzer: a closure a factory returns holds what the factory captured
+    (closure_from_a_factory_sees_an_update, 5, "a \\+= ... updates a in place, and g, which "
+                                               "shares its memory, is read at line {6}"),
+    (closure_from_a_factory_sees_an_update_in_a_loop, 5,
+     "the loop updates a in place, and g, which shares its memory, is read at line {7}"),
+    # and a default holds the value it was given
+    (default_of_a_def_sees_an_update, 4, "a \\+= ... updates a in place, and g, which shares "
+                                         "its memory, is read at line {5}"),
+    (default_of_a_lambda_sees_an_update, 3, "a \\+= ... updates a in place, and g, which "
+                                            "shares its memory, is read at line {4}"),
 ])
 def test_an_update_another_name_would_see_is_refused(fn, line, message):
     first = fn.__code__.co_firstlineno
-    message = message.replace("{5}", str(first + 5)).replace("{3}", str(first + 3)).replace(
-        "{4}", str(first + 4))
+    for offset in range(3, 8):
+        message = message.replace(f"{{{offset}}}", str(first + offset))
     with pytest.raises(TransformError, match=message) as error:
         pullback.grad(fn)(np.array([1.0, 2.0]))
     if line is not None:
         assert error.value.lineno == first + line
+
+
+def test_a_closure_from_a_factory_and_an_updated_copy():
+    x = np.array([1.0, 2.0])
+    assert pullback.grad(closure_from_a_factory_before_a_copy_is_updated)(x) == pytest.approx(
+        np.array([2.0 * 2.0 + 1.0, 2.0 * 1.0 + 1.0]))
+    check_grads(closure_from_a_factory_before_a_copy_is_updated, (x,), order=2)
 
 
 def test_an_item_of_a_nested_list():

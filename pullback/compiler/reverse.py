@@ -840,7 +840,7 @@ class _Reverse:
             memory.update(update, None)
         self.statement_updates.clear()
         if isinstance(stmt, nodes.FunctionDef):
-            memory.unknown(stmt.name, stmt.captured)
+            memory.unknown(stmt.name, _held_by_function(stmt))
         if not isinstance(stmt, nodes.Assign):
             return
         target, value = stmt.targets[0], stmt.value
@@ -883,7 +883,7 @@ class _Reverse:
             memory.container(target, _names(value.values if isinstance(value, nodes.Dict)
                                             else value.elts))
         elif isinstance(value, nodes.Lambda):
-            memory.unknown(target, value.captured)
+            memory.unknown(target, _held_by_function(value))
         elif isinstance(value, nodes.Call) and target in self.loop_results:
             reached = set().union(*(own | held for own, held in self.loop_results[target]))
             memory.reaching(target, set(), reached)
@@ -898,6 +898,8 @@ class _Reverse:
             value.args) + _names([k.value for k in value.keywords])
         fn = getattr(value, "helper", None) or self.callee(value.func)
         rule = registry.rule_for(fn) if fn is not None else None
+        # A user's function may return what it captured (a closure made by a factory).
+        called = _names([value.func])
         if rule is not None and aliases.is_view(fn) and args:
             memory.part(target, args[0])
         elif rule is not None and aliases.is_copy(fn) and args:
@@ -906,7 +908,7 @@ class _Reverse:
                                  isinstance(rule.result, str)):
             memory.fresh(target)
         else:
-            memory.unknown(target, args)
+            memory.unknown(target, called + args)
 
     def returns(self, name):
         """Whether `name` holds what the function returns."""
@@ -1289,6 +1291,12 @@ def _defined(stmt):
 def _loaded(node):
     return [n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)
             and isinstance(n.ctx, nodes.Load)]
+
+
+def _held_by_function(node):
+    """The variables a `def` or `lambda` holds: those it captures, and its defaults."""
+    return list(node.captured) + _names(node.args.defaults + [
+        d for d in node.args.kw_defaults if d is not None])
 
 
 def _names(atoms):
