@@ -725,6 +725,37 @@ def default_of_a_lambda_sees_an_update(x):
     return g(2.0)
 
 
+def rows_of_a_list_updated(x):
+    rows = list(x.reshape(2, 1))
+    rows[0][0] = 5.0
+    return np.sum(x * x)
+
+
+def flipped_updated(x):
+    v = np.flip(x)
+    v[0] = 5.0
+    return np.sum(x * x)
+
+
+def rotated_updated(x):
+    v = np.rot90(x.reshape(1, 2))
+    v[0, 0] = 5.0
+    return np.sum(x * x)
+
+
+def flipped_left_right_updated(x):
+    v = np.fliplr(x.reshape(1, 2))
+    v[0, 0] = 5.0
+    return np.sum(x * x)
+
+
+def diagonal_read_after_an_update(x):
+    m = np.outer(x, x)
+    v = np.diag(m)
+    m[0, 0] = 5.0
+    return np.sum(v)
+
+
 def closure_from_a_factory_before_a_copy_is_updated(x):
     def make():
         return lambda t: t * np.prod(x)
@@ -763,6 +794,17 @@ def argument_updated_by_a_call_and_not_read_again(x):
                                          "its memory, is read at line {5}"),
     (default_of_a_lambda_sees_an_update, 3, "a \\+= ... updates a in place, and g, which "
                                             "shares its memory, is read at line {4}"),
+    # views and items a spec did not declare (found checking every spec against NumPy)
+    (rows_of_a_list_updated, 2, "rows\\[...\\]\\[...\\] = ... updates rows in place, "
+                                "and x, which shares its memory, is read at line {3}"),
+    (flipped_updated, 2, "v\\[...\\] = ... updates v in place, and x, which shares its "
+                         "memory, is read at line {3}"),
+    (rotated_updated, 2, "v\\[...\\] = ... updates v in place, and x, which shares its "
+                         "memory, is read at line {3}"),
+    (flipped_left_right_updated, 2, "v\\[...\\] = ... updates v in place, and x, which "
+                                    "shares its memory, is read at line {3}"),
+    (diagonal_read_after_an_update, 3, "m\\[...\\] = ... updates m in place, and v, which "
+                                       "shares its memory, is read at line {4}"),
 ])
 def test_an_update_another_name_would_see_is_refused(fn, line, message):
     first = fn.__code__.co_firstlineno

@@ -904,6 +904,8 @@ class _Reverse:
             memory.part(target, args[0])
         elif rule is not None and aliases.is_copy(fn) and args:
             memory.copy(target, args[0])
+        elif rule is not None and aliases.holds_items(fn) and args:
+            memory.container(target, args[:1])
         elif fn is not None and (registry.is_nondifferentiable(fn) or rule is not None and
                                  isinstance(rule.result, str)):
             memory.fresh(target)

@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, declare
 from pullback.runtime.cotangents import select, tie_share, unbroadcast, within
 
 
@@ -79,12 +79,12 @@ def arctanh(z, x, /):
     d[x] = d[z] / (1.0 - x * x)
 
 
-@adjoint(np.deg2rad, np.radians, result="elementwise")
+@adjoint(np.deg2rad, np.radians, result="elementwise", linear=True)
 def deg2rad(z, x, /):
     d[x] = np.deg2rad(d[z])
 
 
-@adjoint(np.rad2deg, np.degrees, result="elementwise")
+@adjoint(np.rad2deg, np.degrees, result="elementwise", linear=True)
 def rad2deg(z, x, /):
     d[x] = np.rad2deg(d[z])
 
@@ -94,7 +94,7 @@ def sinc(z, x):
     d[x] = d[z] * (np.cos(np.pi * x) - z) / x
 
 
-@adjoint(np.exp, result="elementwise")
+@adjoint(np.exp, result="elementwise", shift="exponential")
 def exp(z, x, /):
     d[x] = d[z] * z
 
@@ -109,7 +109,7 @@ def exp2(z, x, /):
     d[x] = d[z] * z * math.log(2.0)
 
 
-@adjoint(np.log, result="elementwise")
+@adjoint(np.log, result="elementwise", shift="logarithm")
 def log(z, x, /):
     d[x] = d[z] / x
 
@@ -201,19 +201,23 @@ def maximum(z, x, y, /):
     d[y] = unbroadcast(d[z] * tie_share(y, z, x), y)
 
 
-@adjoint(np.real, np.ndarray.real, result="elementwise")
+@adjoint(np.real, np.ndarray.real, result="elementwise", linear=True, view=True)
 def real(z, val):
     d[val] = np.real(d[z])
 
 
-@adjoint(np.imag, np.ndarray.imag, result="elementwise")
+@adjoint(np.imag, np.ndarray.imag, result="elementwise", linear=True, view=True)
 def imag(z, val):
     d[val] = np.imag(d[z])
 
 
-@adjoint(np.conjugate, np.ndarray.conjugate, np.ndarray.conj, result="elementwise")
+@adjoint(np.conjugate, np.ndarray.conjugate, np.ndarray.conj, result="elementwise",
+         linear=True)
 def conjugate(z, x, /):
     d[x] = np.conjugate(d[z])
+
+
+declare(np.ndarray.conjugate, np.ndarray.conj, view=True)  # of a real array: itself
 
 
 @adjoint(np.where, result="array")

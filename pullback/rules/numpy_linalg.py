@@ -52,26 +52,26 @@ def _two_arrays(*kinds):
     return sequence(tuple, [ARRAY, ARRAY])
 
 
-@adjoint(np.dot, np.ndarray.dot, result="array")
+@adjoint(np.dot, np.ndarray.dot, result="array", absorbing=True)
 def dot(z, a, b, out=None):
     d[a] = dot_left(d[z], a, b)
     d[b] = dot_right(d[z], a, b)
 
 
-@adjoint(np.vdot, result="scalar")
+@adjoint(np.vdot, result="scalar", absorbing=True)
 def vdot(z, a, b, /):
     d[a] = d[z] * reshape_like(b, a)
     d[b] = d[z] * reshape_like(a, b)
 
 
-@adjoint(np.inner, result="array")
+@adjoint(np.inner, result="array", absorbing=True)
 def inner(z, a, b, /):
     axes = inner_axes(a, b)
     d[a] = tensordot_left(d[z], a, b, axes)
     d[b] = tensordot_right(d[z], a, b, axes)
 
 
-@adjoint(np.outer, *numpy_functions("linalg.outer"), result="array")
+@adjoint(np.outer, *numpy_functions("linalg.outer"), result="array", absorbing=True)
 def outer(z, a, b, out=None):
     d[a] = reshape_like(np.dot(d[z], np.ravel(b)), a)
     d[b] = reshape_like(np.dot(np.ravel(a), d[z]), b)
@@ -115,13 +115,13 @@ def multi_dot(z, arrays, *, out=None):
     d[arrays] = multi_dot_cotangents(d[z], arrays)
 
 
-@adjoint(np.tensordot, *numpy_functions("linalg.tensordot"), result="array")
+@adjoint(np.tensordot, *numpy_functions("linalg.tensordot"), result="array", absorbing=True)
 def tensordot(z, a, b, axes=2):
     d[a] = tensordot_left(d[z], a, b, axes)
     d[b] = tensordot_right(d[z], a, b, axes)
 
 
-@adjoint(np.einsum, result="array")
+@adjoint(np.einsum, result="array", absorbing=True, view=True)  # einsum("ij->ji", a) is a view
 def einsum(z, subscripts, *operands, out=None, optimize=False, dtype=None, order="K",
            casting="safe"):
     d[operands] = uneinsum(d[z], subscripts, operands)
@@ -132,7 +132,7 @@ def einsum_of(z, subscripts, operands):
     d[operands] = uneinsum(d[z], subscripts, operands)
 
 
-@adjoint(np.kron, result="array")
+@adjoint(np.kron, result="array", absorbing=True)
 def kron(z, a, b):
     blocks = np.reshape(d[z], kron_blocks(a, b))
     d[a] = np.einsum(kron_spec(a, b, True), blocks, b)
@@ -145,7 +145,7 @@ def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     d[b] = cross_right(d[z], a, b, axisa, axisb, axisc, axis)
 
 
-@adjoint(np.trace, np.ndarray.trace, result="array")
+@adjoint(np.trace, np.ndarray.trace, result="array", linear=True)
 def trace(z, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     d[a] = np.expand_dims(d[z], (axis1, axis2)) * diagonal_mask(a, offset, axis1, axis2)
 
@@ -273,17 +273,17 @@ def matrix_norm(z, x, /, *, keepdims=False, ord="fro"):
 
 
 @adjoint(linalg.matrix_transpose, *numpy_functions("matrix_transpose", "linalg.matrix_transpose"),
-         result="array")
+         result="array", linear=True, view=True)
 def matrix_transpose_(z, x):
     d[x] = matrix_transpose(d[z])
 
 
-@adjoint(linalg.as_columns, result="array")
+@adjoint(linalg.as_columns, result="array", linear=True, view=True)
 def as_columns_(z, x, b):
     d[x] = from_columns(d[z], b)
 
 
-@adjoint(linalg.from_columns, result="array")
+@adjoint(linalg.from_columns, result="array", linear=True, view=True)
 def from_columns_(z, h, b):
     d[h] = as_columns(d[z], b)
 

@@ -32,7 +32,7 @@ def reduced(a, *options):
     return kinds.SCALAR if a.active else kinds.CONST_SCALAR
 
 
-@adjoint(np.sum, np.ndarray.sum, result=reduced)
+@adjoint(np.sum, np.ndarray.sum, result=reduced, linear=True, shift="sum")
 def sum_(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     d[a] = select(where, unreduce(d[z], a, axis, keepdims))
     d[initial] = np.sum(d[z])
@@ -44,7 +44,7 @@ def nansum(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, 
     d[initial] = np.sum(d[z])
 
 
-@adjoint(np.mean, np.ndarray.mean, result=reduced)
+@adjoint(np.mean, np.ndarray.mean, result=reduced, linear=True, shift="sum")
 def mean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     d[a] = select(where, unreduce(d[z], a, axis, keepdims)) / reduced_size(a, z, axis, where)
 
@@ -85,7 +85,8 @@ def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     d[a] = select(where, share / degrees_of_freedom(a, z, axis, ddof, correction, where))
 
 
-@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result=reduced)
+@adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result=reduced,
+         shift="reduction")
 def max_(z, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * extremum_share(a, z, axis, keepdims)
 
@@ -97,7 +98,7 @@ def ptp(z, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * (top - bottom)
 
 
-@adjoint(np.cumsum, np.ndarray.cumsum, result="array")
+@adjoint(np.cumsum, np.ndarray.cumsum, result="array", linear=True)
 def cumsum(z, a, axis=None, dtype=None, out=None):
     d[a] = uncumsum(d[z], a, axis)
 

@@ -3,7 +3,7 @@
 import numpy as np
 
 from pullback.compiler.analysis.kinds import ARRAY, Items
-from pullback.rules.registry import adjoint, d, nondifferentiable
+from pullback.rules.registry import adjoint, d, declare, nondifferentiable
 from pullback.runtime import structures
 from pullback.runtime.cotangents import reshape_like, unbroadcast, untranspose
 from pullback.runtime.structures import (
@@ -38,102 +38,107 @@ nondifferentiable(
 )
 
 
-@adjoint(np.reshape, result="array")
+@adjoint(np.reshape, result="array", linear=True, view=True)
 def reshape(z, a, shape=None, order="C"):
     d[a] = reshape_like(d[z], a, order)
 
 
-@adjoint(np.ndarray.reshape, result="array")
+@adjoint(np.ndarray.reshape, result="array", linear=True, view=True)
 def reshape_method(z, a, *shape, order="C"):
     d[a] = reshape_like(d[z], a, order)
 
 
-@adjoint(np.ravel, np.ndarray.ravel, np.ndarray.flatten, result="array")
+@adjoint(np.ravel, np.ndarray.ravel, np.ndarray.flatten, result="array", linear=True)
 def ravel(z, a, order="C"):
     d[a] = reshape_like(d[z], a, order)
 
 
-@adjoint(np.transpose, result="array")
+declare(np.ravel, np.ndarray.ravel, view=True)  # flatten copies
+
+
+@adjoint(np.transpose, result="array", linear=True, view=True)
 def transpose(z, a, axes=None):
     d[a] = untranspose(d[z], axes)
 
 
-@adjoint(np.ndarray.transpose, result="array")
+@adjoint(np.ndarray.transpose, result="array", linear=True, view=True)
 def transpose_method(z, a, *axes):
     d[a] = untranspose(d[z], axes)
 
 
-@adjoint(np.ndarray.T, result="array")
+@adjoint(np.ndarray.T, result="array", linear=True, view=True)
 def T(z, a):
     d[a] = np.transpose(d[z])
 
 
-@adjoint(np.broadcast_to, result="array")
+@adjoint(np.broadcast_to, result="array", linear=True, view=True)
 def broadcast_to(z, array, shape):
     d[array] = unbroadcast(d[z], array)
 
 
-@adjoint(np.swapaxes, np.ndarray.swapaxes, result="array")
+@adjoint(np.swapaxes, np.ndarray.swapaxes, result="array", linear=True, view=True)
 def swapaxes(z, a, axis1, axis2):
     d[a] = np.swapaxes(d[z], axis1, axis2)
 
 
-@adjoint(np.moveaxis, result="array")
+@adjoint(np.moveaxis, result="array", linear=True, view=True)
 def moveaxis(z, a, source, destination):
     d[a] = np.moveaxis(d[z], destination, source)
 
 
-@adjoint(np.rollaxis, result="array")
+@adjoint(np.rollaxis, result="array", linear=True, view=True)
 def rollaxis(z, a, axis, start=0):
     d[a] = np.moveaxis(d[z], rolled_axis(np.ndim(a), axis, start), axis)
 
 
-@adjoint(np.expand_dims, result="array")
+@adjoint(np.expand_dims, result="array", linear=True, view=True)
 def expand_dims(z, a, axis):
     d[a] = reshape_like(d[z], a)
 
 
-@adjoint(np.squeeze, np.ndarray.squeeze, result="array")
+@adjoint(np.squeeze, np.ndarray.squeeze, result="array", linear=True, view=True,
+         shift="squeeze")
 def squeeze(z, a, axis=None):
     d[a] = reshape_like(d[z], a)
 
 
-@adjoint(np.atleast_1d, np.atleast_2d, np.atleast_3d, result="array")
+@adjoint(np.atleast_1d, np.atleast_2d, np.atleast_3d, result="array", linear=True,
+         view=True)
 def atleast(z, ary):
     d[ary] = reshape_like(d[z], ary)
 
 
-@adjoint(np.flip, result="array")
+@adjoint(np.flip, result="array", linear=True, view=True)
 def flip(z, m, axis=None):
     d[m] = np.flip(d[z], axis)
 
 
-@adjoint(np.flipud, result="array")
+@adjoint(np.flipud, result="array", linear=True, view=True)
 def flipud(z, m):
     d[m] = np.flip(d[z], 0)
 
 
-@adjoint(np.fliplr, result="array")
+@adjoint(np.fliplr, result="array", linear=True, view=True)
 def fliplr(z, m):
     d[m] = np.flip(d[z], 1)
 
 
-@adjoint(np.rot90, result="array")
+@adjoint(np.rot90, result="array", linear=True, view=True)
 def rot90(z, m, k=1, axes=(0, 1)):
     d[m] = np.rot90(d[z], -k, axes)
 
 
-@adjoint(np.roll, result="array")
+@adjoint(np.roll, result="array", linear=True)
 def roll(z, a, shift, axis=None):
     d[a] = np.roll(d[z], np.negative(shift), axis)
 
 
-@adjoint(np.tile, result="array")
+@adjoint(np.tile, result="array", linear=True)
 def tile(z, A, reps):
     d[A] = untile(d[z], A, reps)
 
 
-@adjoint(np.repeat, np.ndarray.repeat, result="array")
+@adjoint(np.repeat, np.ndarray.repeat, result="array", linear=True)
 def repeat(z, a, repeats, axis=None):
     d[a] = untake(d[z], a, repeat_index(np.shape(a), repeats, axis), axis)
 
@@ -160,27 +165,27 @@ def partition(z, a, kth, axis=-1, kind="introselect", order=None):
     d[a] = unindex(d[z], a, along_axis(permutation, np.shape(a), axis))
 
 
-@adjoint(np.triu, result="array")
+@adjoint(np.triu, result="array", linear=True)
 def triu(z, m, k=0):
     d[m] = unbroadcast(np.triu(d[z], k), m)
 
 
-@adjoint(np.tril, result="array")
+@adjoint(np.tril, result="array", linear=True)
 def tril(z, m, k=0):
     d[m] = unbroadcast(np.tril(d[z], k), m)
 
 
-@adjoint(np.diag, result="array")
+@adjoint(np.diag, result="array", linear=True, view=True)  # of a matrix: a read-only view
 def diag(z, v, k=0):
     d[v] = undiag(d[z], v, k)
 
 
-@adjoint(np.diagonal, np.ndarray.diagonal, result="array")
+@adjoint(np.diagonal, np.ndarray.diagonal, result="array", linear=True, view=True)
 def diagonal(z, a, offset=0, axis1=0, axis2=1):
     d[a] = undiagonal(d[z], a, offset, axis1, axis2)
 
 
-@adjoint(*numpy_functions("linalg.diagonal"), result="array")
+@adjoint(*numpy_functions("linalg.diagonal"), result="array", linear=True, view=True)
 def linalg_diagonal(z, x, /, *, offset=0):
     d[x] = undiagonal(d[z], x, offset, -2, -1)
 
@@ -269,9 +274,13 @@ def dsplit(z, ary, indices_or_sections):
     d[ary] = reconcatenate(d[z], z, 2)
 
 
-@adjoint(np.array, np.asarray, result="array")
+@adjoint(np.array, np.asarray, np.asanyarray, result="array")
 def array(z, object, dtype=None):
     d[object] = unarray(d[z], object)
+
+
+declare(np.array, copy=True)
+declare(np.asarray, np.asanyarray, view=True)
 
 
 @adjoint(np.linspace, result="array")

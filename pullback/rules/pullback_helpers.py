@@ -9,7 +9,7 @@ import numpy as np
 
 from pullback import api
 from pullback.compiler import transform
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, declare
 from pullback.runtime import (
     calls,
     cotangents,
@@ -110,7 +110,7 @@ def fan_out_(z, g, terms):
     d[g] = add_all(d[z])
 
 
-@adjoint(cotangents.unbroadcast)
+@adjoint(cotangents.unbroadcast, summed=(cotangents.unbroadcast_all, (0,)))
 def unbroadcast_(z, g, x):
     d[g] = rebroadcast(d[z], g)
 
@@ -118,6 +118,12 @@ def unbroadcast_(z, g, x):
 @adjoint(cotangents.rebroadcast)
 def rebroadcast_(z, h, g):
     d[h] = unbroadcast(d[z], h)
+
+
+# The products' cotangents have no templates (derivatives of derivatives transform
+# their Python), but a loop sums their steps once (`compiler.optimize.loop_sums`).
+declare(cotangents.matmul_left, summed=(cotangents.matmul_left_all, (0, 2)))
+declare(cotangents.matmul_right, summed=(cotangents.matmul_right_all, (0, 1)))
 
 
 @adjoint(cotangents.reshape_like)
@@ -174,7 +180,7 @@ def indexed_all_(z, h, indices):
     d[h] = unindex_all(d[z], h, indices)
 
 
-@adjoint(structures.unindex)
+@adjoint(structures.unindex, summed=(structures.unindex_all, (0, 2)))
 def unindex(z, g, x, index):
     d[g] = d[z][index]
 

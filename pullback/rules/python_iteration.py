@@ -56,7 +56,7 @@ def reversed_(z, sequence_):
     d[sequence_] = unreverse(d[z], sequence_)
 
 
-@adjoint(list, tuple, result=lambda iterable=CONST: Items(element(iterable)))
+@adjoint(list, tuple, result=lambda iterable=CONST: Items(element(iterable)), items=True)
 def to_sequence(z, iterable=()):
     d[iterable] = like_items(d[z], iterable)
 
@@ -88,6 +88,6 @@ def sorted_(z, iterable, key=None, reverse=False):
 
 
 @adjoint(dict, result=lambda source=CONST: source if isinstance(source, Container) and (
-    source.type is dict) else ANY)
+    source.type is dict) else ANY, copy=True)
 def to_dict(z, source=()):
     d[source] = unmapping(d[z], source)

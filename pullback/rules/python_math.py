@@ -56,7 +56,7 @@ def tanh(z, x, /):
     d[x] = d[z] * (1.0 - z * z)
 
 
-@adjoint(math.exp, result="scalar")
+@adjoint(math.exp, result="scalar", shift="exponential")
 def exp(z, x, /):
     d[x] = d[z] * z
 
@@ -66,7 +66,7 @@ def expm1(z, x, /):
     d[x] = d[z] * (z + 1.0)
 
 
-@adjoint(math.log, result="scalar")
+@adjoint(math.log, result="scalar", shift="logarithm")
 def log(z, x, base=math.e, /):
     d[x] = d[z] / (x * math.log(base))
     d[base] = -d[z] * z / (base * math.log(base))

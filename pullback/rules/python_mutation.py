@@ -58,6 +58,7 @@ def popped(z, items, index=-1):
     d[items] = unpop(d[z], items, index)
 
 
-@adjoint(np.copy, np.ndarray.copy, list.copy, dict.copy, result=lambda x, *options: x)
+@adjoint(np.copy, np.ndarray.copy, list.copy, dict.copy, result=lambda x, *options: x,
+         copy=True)
 def copy(z, x, order="K", subok=False):
     d[x] = d[z]

@@ -31,13 +31,13 @@ def subtract(z, x, y):
     d[y] = -unbroadcast(d[z], y)
 
 
-@adjoint(operator.mul, np.multiply, result="elementwise")
+@adjoint(operator.mul, np.multiply, result="elementwise", absorbing=True)
 def multiply(z, x, y):
     d[x] = unbroadcast(d[z] * y, x)
     d[y] = unbroadcast(d[z] * x, y)
 
 
-@adjoint(operator.truediv, np.divide, result="elementwise")
+@adjoint(operator.truediv, np.divide, result="elementwise", absorbing=(0,))
 def divide(z, x, y):
     d[x] = unbroadcast(d[z] / y, x)
     d[y] = -unbroadcast(d[z] * z / y, y)
@@ -55,23 +55,24 @@ def remainder(z, x, y):
     d[y] = -unbroadcast(d[z] * np.floor_divide(x, y), y)
 
 
-@adjoint(operator.neg, np.negative, result="elementwise")
+@adjoint(operator.neg, np.negative, result="elementwise", linear=True)
 def negative(z, x):
     d[x] = -d[z]
 
 
-@adjoint(operator.pos, np.positive, result="elementwise")
+@adjoint(operator.pos, np.positive, result="elementwise", linear=True)
 def positive(z, x):
     d[x] = d[z]
 
 
-@adjoint(operator.matmul, np.matmul, *numpy_functions("linalg.matmul"), result="array")
+@adjoint(operator.matmul, np.matmul, *numpy_functions("linalg.matmul"), result="array",
+         absorbing=True)
 def matmul(z, x, y):
     d[x] = matmul_left(d[z], x, y)
     d[y] = matmul_right(d[z], x, y)
 
 
-@adjoint(operator.getitem)
+@adjoint(operator.getitem, view=True)
 def getitem(z, x, index):
     d[x] = unindex(d[z], x, index)
 

@@ -20,8 +20,7 @@ import dataclasses
 import functools
 import inspect
 
-_ADJOINTS = {}
-_NONDIFFERENTIABLE = {}
+_SPECS = {}
 
 
 class _Cotangents:
@@ -33,23 +32,69 @@ class _Cotangents:
 
 d = _Cotangents()
 
+FACTS = ("linear", "absorbing", "view", "copy", "items", "shift", "summed")
+"""The facts a spec may hold besides its template and result kind (see `Spec`)."""
+
+SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
+"""How a constant shift may pass through a primitive (`Spec.shift`)."""
+
 
 @dataclasses.dataclass
-class Rule:
-    """A registered template.
+class Spec:
+    """Everything pullback knows about one primitive, in one record.
+
+    Every table the stages consult is read from these records: the symbolic zero's
+    (`absorbing`), the alias analysis's (`view`, `copy`), the cancelled shifts'
+    (`shift`) and the loop sums' (`summed`).
 
     Attributes:
-      primitive: the function it differentiates.
-      template: the template function.
+      primitive: the function.
+      template: its derivative rule (a template, see the module's docstring), or
+        None when it has none.
       result: how the result's kind follows from the arguments' kinds:
         "elementwise" (promoted like arithmetic), "scalar", "array", a
-        function of the arguments' kinds, or None (unknown).
+        function of the arguments' kinds, or None (unknown). For a
+        non-differentiable primitive, the kind of its constant results.
+      nondifferentiable: declared without derivative: its results are constants.
+      linear: linear in its differentiable argument, so its transpose is its
+        template and its tangent is itself applied to the tangent.
+      absorbing: a zero in any argument makes the result zero (True: linear and
+        multilinear primitives, a product), or a zero in the arguments at these
+        positions (a tuple: the numerator of a division). The symbolic zero
+        passes through such a primitive unevaluated.
+      view: its result may be a view of its first argument.
+      copy: its result is a new container holding what its first argument holds.
+      items: its result is a new container of its first argument's items, which
+        for an array are views of its rows (`list(x)`, `tuple(x)`).
+      shift: how a constant shift `t` of its argument passes through it (one of
+        `SHIFTS`, see `compiler.analysis.invariance`): "exponential" makes
+        `base + t` into `base * exp(t)`, "logarithm" the reverse, a "sum" keeps
+        `base * exp(t)` for a `t` shared by what it sums (and, as a "reduction",
+        may make one), the result of a "reduction" (keepdims=True) may be the
+        shift itself, and a "squeeze" drops the axis it was reduced along.
+      summed: `(its sum over a loop's steps, the positions of the arguments that
+        change per step)`, for a linear helper whose other arguments a loop keeps
+        (`compiler.optimize.loop_sums`).
     """
 
     primitive: object
-    template: object
-    result: str = None
-    _layouts: dict = dataclasses.field(default_factory=dict)
+    template: object = None
+    result: object = None
+    nondifferentiable: bool = False
+    linear: bool = False
+    absorbing: object = False
+    view: bool = False
+    copy: bool = False
+    items: bool = False
+    shift: str = None
+    summed: tuple = None
+    _layouts: dict = dataclasses.field(default_factory=dict, repr=False)
+
+    def __post_init__(self):
+        if self.shift not in (None, *SHIFTS):
+            raise ValueError(f"shift must be one of {SHIFTS}, not {self.shift!r}")
+        if self.linear and not self.absorbing:
+            self.absorbing = True
 
     @functools.cached_property
     def signature(self):
@@ -74,6 +119,10 @@ class Rule:
             self._layouts[key] = dict(bound.arguments)
         return self._layouts[key]
 
+    def absorbs_zero_at(self, position):
+        """Whether a zero argument at `position` makes the result zero."""
+        return self.absorbing is True or position in (self.absorbing or ())
+
 
 class Slot:
     """Where an argument of a call is: its position, or its keyword."""
@@ -82,7 +131,7 @@ class Slot:
         self.key = key
 
 
-def adjoint(*primitives, result=None):
+def adjoint(*primitives, result=None, **facts):
     """Register the decorated template as the derivative rule of `primitives`.
 
     Args:
@@ -90,7 +139,9 @@ def adjoint(*primitives, result=None):
         template differentiates; they share its signature.
       result: "elementwise", "scalar" or "array" when the result's kind is
         known from the arguments' kinds, or a function from the arguments'
-        kinds to the result's (see `Rule`).
+        kinds to the result's (see `Spec`).
+      **facts: what else holds of the primitives (`linear=True`, `view=True`,
+        ...; see `Spec`), which optimisations and analyses use.
 
     Returns:
       A decorator that registers a template and returns it unchanged.
@@ -108,7 +159,7 @@ def adjoint(*primitives, result=None):
 
     def register(template):
         for primitive in primitives:
-            _ADJOINTS[key(primitive)] = Rule(primitive, template, result)
+            _register(primitive, template=template, result=result, **facts)
         return template
 
     return register
@@ -121,22 +172,66 @@ def nondifferentiable(*primitives, result=None):
     are constants (`len` gives a scalar, `range` items that are scalars).
     """
     for primitive in primitives:
-        _NONDIFFERENTIABLE[key(primitive)] = result
+        _register(primitive, result=result, nondifferentiable=True)
+
+
+def declare(*primitives, **facts):
+    """Record `facts` (see `Spec`) of `primitives` that have no template of their
+    own: helpers transformed as Python for derivatives of derivatives."""
+    for primitive in primitives:
+        spec = _SPECS.get(key(primitive))
+        if spec is None:
+            _register(primitive, **facts)
+        else:
+            _register(primitive, **{**_fields(spec), **facts})
+
+
+def _register(primitive, **fields):
+    """A new spec of `primitive`, in place of the one it had."""
+    unknown = set(fields) - {"template", "result", "nondifferentiable", *FACTS}
+    if unknown:
+        raise TypeError(f"unknown facts of a primitive: {sorted(unknown)}; "
+                        f"a spec holds {', '.join(FACTS)}")
+    _SPECS[key(primitive)] = Spec(primitive, **fields)
+
+
+def _fields(spec):
+    return {name: getattr(spec, name) for name in ("template", "result", "nondifferentiable",
+                                                   *FACTS)}
+
+
+def spec_of(fn):
+    """The Spec registered for callable `fn`, or None."""
+    return _SPECS.get(key(fn))
+
+
+def specs():
+    """Every registered Spec."""
+    return list(_SPECS.values())
 
 
 def rule_for(fn):
-    """The Rule registered for callable `fn`, or None."""
-    return _ADJOINTS.get(key(fn))
+    """The Spec registered for callable `fn` if it has a template, else None."""
+    spec = _SPECS.get(key(fn))
+    return spec if spec is not None and spec.template is not None else None
 
 
 def is_nondifferentiable(fn):
     """Whether `fn` was declared non-differentiable."""
-    return key(fn) in _NONDIFFERENTIABLE
+    spec = _SPECS.get(key(fn))
+    return spec is not None and spec.nondifferentiable
 
 
 def constant_result(fn):
     """The kind declared for the results of non-differentiable `fn`, or None."""
-    return _NONDIFFERENTIABLE.get(key(fn))
+    spec = _SPECS.get(key(fn))
+    return spec.result if spec is not None and spec.nondifferentiable else None
+
+
+def holds(fn, fact):
+    """The value of `fact` (one of `FACTS`) for `fn`, or None when `fn` has no spec."""
+    spec = _SPECS.get(key(fn))
+    return getattr(spec, fact) if spec is not None else None
 
 
 def key(fn):

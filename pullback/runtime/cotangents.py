@@ -16,6 +16,7 @@ import types
 
 import numpy as np
 
+from ..rules import registry
 from . import introspection, records
 from .deferred import Deferred, OuterSum, RowSum, outer_sum
 
@@ -73,13 +74,15 @@ class Zero:
                 return others[0] if others else self
             if ufunc is np.subtract:
                 return inputs[0] if inputs[1] is self else -inputs[1]
-            if ufunc in _ABSORBING_UFUNCS and (ufunc not in _DIVISIONS or inputs[0] is self):
+            spec = registry.spec_of(ufunc)
+            position = next(i for i, x in enumerate(inputs) if x is self)
+            if spec is not None and spec.absorbs_zero_at(position):
                 return self
         raise TypeError(f"the symbolic zero cotangent reached numpy.{ufunc.__name__}, "
                         "which is not linear in it: a derivative rule is wrong")
 
     def __array_function__(self, func, types, args, kwargs):
-        if func in _LINEAR_FUNCTIONS:
+        if registry.holds(func, "absorbing") is True:
             return self
         raise TypeError(f"the symbolic zero cotangent reached numpy.{func.__name__}, "
                         "which does not map it to zero: a derivative rule is wrong")
@@ -87,17 +90,6 @@ class Zero:
 
 ZERO = Zero()
 
-_DIVISIONS = {np.divide, np.true_divide}
-_ABSORBING_UFUNCS = _DIVISIONS | {
-    np.multiply, np.negative, np.positive, np.conjugate, np.matmul, np.deg2rad, np.rad2deg,
-}
-_LINEAR_FUNCTIONS = {
-    np.sum, np.mean, np.reshape, np.transpose, np.swapaxes, np.moveaxis, np.expand_dims,
-    np.squeeze, np.broadcast_to, np.dot, np.vdot, np.inner, np.outer, np.matmul,
-    np.tensordot, np.einsum, np.kron, np.cumsum, np.flip, np.ravel, np.diagonal, np.trace,
-    np.tril, np.triu, np.conj, np.conjugate, np.real, np.imag, np.rot90, np.roll, np.repeat,
-    np.tile,
-}
 
 
 def add(x, y):

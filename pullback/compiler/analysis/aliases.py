@@ -15,18 +15,8 @@ updates, and where each variable is read.
 
 import collections
 import dataclasses
-import operator
 
-import numpy as np
-
-VIEWS = {
-    operator.getitem, np.reshape, np.ndarray.reshape, np.ravel, np.ndarray.ravel,
-    np.transpose, np.ndarray.transpose, np.ndarray.T, np.swapaxes, np.ndarray.swapaxes,
-    np.moveaxis, np.squeeze, np.ndarray.squeeze, np.expand_dims, np.broadcast_to,
-    np.asarray, np.asanyarray, np.atleast_1d, np.atleast_2d, np.atleast_3d, np.diagonal,
-    np.ndarray.diagonal, np.real, np.imag,
-}
-"""Functions whose result may be a view of their first argument."""
+from ...rules import registry
 
 VIEW_ATTRIBUTES = ("T", "mT", "real", "imag", "flat", "base")
 """Attributes of an array that are views of it (the others, like `shape`, are new values)."""
@@ -50,24 +40,19 @@ class Update:
 
 
 def is_view(fn):
-    """Whether `fn`'s result may be a view of its first argument."""
-    return _among(fn, VIEWS)
+    """Whether `fn`'s result may be a view of its first argument (its spec says so)."""
+    return bool(registry.holds(fn, "view"))
 
 
 def is_copy(fn):
     """Whether `fn`'s result is a new container holding what its argument holds."""
-    return _among(fn, COPIES)
+    return bool(registry.holds(fn, "copy"))
 
 
-def _among(fn, functions):
-    try:
-        return fn in functions
-    except TypeError:
-        return False
-
-
-COPIES = {np.copy, np.ndarray.copy, np.array, list.copy, dict.copy, list, tuple, dict}
-"""Functions whose result is a new container (holding what their argument held)."""
+def holds_items(fn):
+    """Whether `fn`'s result is a new container of its argument's items (for an
+    array, views of its rows)."""
+    return bool(registry.holds(fn, "items"))
 
 
 class Aliases:

@@ -26,6 +26,8 @@ Each value computed from `t` is `base + k t` (additive) or `base * exp(k t)`
     np.sum(a, ...), np.mean(a, ...)  exponential, summed where `t` is the same
     np.squeeze(a, axis)            `t` with the axis it was reduced along dropped
 
+Each primitive's part in this is a fact of its spec (`rules.registry.Spec.shift`).
+
 `k` reaching 0 makes the value independent. Where `t` sits in a value's elements
 (its layout) decides which sums keep the form: a scalar `t` is the same in every
 element, so every sum does; `t = reduction(z, axis=a, keepdims=True)` is the same
@@ -35,10 +37,8 @@ do, giving `t`'s shape (`keepdims=True`) or that shape without axis `a`.
 
 import dataclasses
 import heapq
-import math
 
-import numpy as np
-
+from ...rules import registry
 from ..syntax import nodes
 
 # Layouts of a value computed from `t`: a scalar t in every element (ONE); t reduced
@@ -46,11 +46,6 @@ from ..syntax import nodes
 # with axis a dropped (SQUEEZED).
 ONE, SOURCE, KEPT, SQUEEZED = "one", "source", "kept", "squeezed"
 
-_EXPONENTIALS = (np.exp, math.exp)
-_LOGARITHMS = (np.log, math.log)
-_SUMS = (np.sum, np.mean)
-_KEPT_REDUCTIONS = (np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, np.mean,
-                    np.ndarray.mean, np.sum, np.ndarray.sum)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -129,7 +124,8 @@ def shift_of(fn, args, keywords, scalar):
     if scalar:
         return _Shift(ONE)
     options = dict(keywords)
-    if (fn in _KEPT_REDUCTIONS and len(args) == 1 and isinstance(args[0], nodes.Name)
+    if (registry.holds(fn, "shift") in ("reduction", "sum") and len(args) == 1
+            and isinstance(args[0], nodes.Name)
             and set(options) == {"axis", "keepdims"}
             and nodes.is_constant(options["keepdims"], True)
             and isinstance(options["axis"], nodes.Constant)):
@@ -230,18 +226,19 @@ def _call(value, forms, shift, callee):
     if form is None or fn is None:
         return None
     options = {k.arg: k.value for k in value.keywords}
-    if fn in _EXPONENTIALS or fn in _LOGARITHMS:
-        if len(value.args) > 1 or options or form.exponential != (fn in _LOGARITHMS):
+    passes = registry.holds(fn, "shift")
+    if passes in ("exponential", "logarithm"):
+        if len(value.args) > 1 or options or form.exponential != (passes == "logarithm"):
             return None
-        return _Form(fn in _EXPONENTIALS, form.k, form.layout)
-    if fn in _SUMS and form.exponential and len(value.args) <= 2 and set(options) <= {
+        return _Form(passes == "exponential", form.k, form.layout)
+    if passes == "sum" and form.exponential and len(value.args) <= 2 and set(options) <= {
             "axis", "keepdims"}:
         axis = value.args[1] if len(value.args) == 2 else options.get("axis")
         keepdims = options.get("keepdims", nodes.constant(False))
         if not isinstance(keepdims, nodes.Constant):
             return None
         return _made(True, form.k, shift.summed(form.layout, axis, bool(keepdims.value)))
-    if fn is np.squeeze and len(value.args) == 1 and set(options) == {"axis"}:
+    if passes == "squeeze" and len(value.args) == 1 and set(options) == {"axis"}:
         return _made(form.exponential, form.k, shift.squeezed(form.layout, options["axis"]))
     return None
 

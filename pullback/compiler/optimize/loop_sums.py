@@ -12,8 +12,9 @@ size, made and added at every step::
         dw_sum = add_into(dw_sum, dw)
 
 A person collects the steps' operands and forms the gradient once, in one product
-of the stacked operands. Where the helper has a sum over lists (`matmul_left_all`,
-`matmul_right_all`, `unbroadcast_all`, `unindex_all`), its other argument does
+of the stacked operands. Where the helper's spec gives its sum over lists
+(`summed`: `matmul_left_all`, `matmul_right_all`, `unbroadcast_all`,
+`unindex_all`), its other argument does
 not change from step to step and nothing else reads the term, the loop collects
 the arguments that change and the sum is made after it::
 
@@ -32,25 +33,9 @@ through it.
 
 import collections
 
-from ...runtime.cotangents import (
-    matmul_left,
-    matmul_left_all,
-    matmul_right,
-    matmul_right_all,
-    unbroadcast,
-    unbroadcast_all,
-)
-from ...runtime.structures import unindex, unindex_all
+from ...rules import registry
 from ..analysis import kinds
 from ..syntax import nodes
-
-# helper: (its sum over the steps, the positions of the arguments that change per step)
-_SUMMED = {
-    matmul_left: (matmul_left_all, (0, 2)),
-    matmul_right: (matmul_right_all, (0, 1)),
-    unbroadcast: (unbroadcast_all, (0,)),
-    unindex: (unindex_all, (0, 2)),
-}
 
 
 def collect_sums(statements, sums, varying, bindings, namer):
@@ -84,8 +69,11 @@ class _Collector:
         self.varying = varying
         self.bindings = bindings
         self.namer = namer
-        self.helpers = {bindings.name_of(helper): spec for helper, spec in _SUMMED.items()
-                        if bindings.name_of(helper) is not None}
+        # helper's name: (its sum over the steps, the positions of the arguments that
+        # change per step), from the helpers' specs
+        self.helpers = {bindings.name_of(spec.primitive): spec.summed
+                        for spec in registry.specs()
+                        if spec.summed and bindings.name_of(spec.primitive) is not None}
         self.stores = collections.Counter(
             n.id for stmt in statements for n in nodes.walk(stmt)
             if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Store))
