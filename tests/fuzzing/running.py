@@ -36,7 +36,9 @@ def time_limit(seconds):
         raise Timeout(f"no result after {seconds:g} s")
 
     previous = signal.signal(signal.SIGALRM, expire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    # Again every half second: Python ignores an exception raised where nothing can
+    # catch it (in a garbage collector's callback), and the program would run on.
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
     try:
         yield
     finally:
