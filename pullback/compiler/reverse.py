@@ -24,7 +24,6 @@ outside `argnums`).
 import builtins
 import dataclasses
 import operator
-import re
 import types
 
 import numpy as np
@@ -34,7 +33,7 @@ from ..errors import TransformError
 from ..rules import registry
 from ..runtime import calls, cotangents, custom, introspection, loops, mutation, records, structures
 from . import instantiate
-from .analysis import aliases, invariance, kinds
+from .analysis import invariance, kinds, updates
 from .syntax import nodes, operators
 
 _SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
@@ -178,7 +177,7 @@ class _Reverse:
         self.namer = namer
         self.bindings = bindings
         self.calls = calls
-        self.params = _parameter_names(tree.args)
+        self.params = nodes.parameter_names(tree.args)
         self.freevars = list(origin.cells) if freevars is None else freevars
         self.loop_bodies = {}
         self.entry = getattr(tree, "parameter_versions", {})  # see `anf.capture`
@@ -192,12 +191,8 @@ class _Reverse:
         self.cotangent_names = {}
         self.lineno = tree.lineno
         self.globals_used = {}
-        self.aliases = aliases.Aliases(self.params + self.freevars, [
+        self.updates = updates.Updates(self, self.params + self.freevars, [
             name for name, kind in self.kinds.items() if kind.shape == "array"])
-        self.exits = []  # the state each exit of a loop body returns
-        self.loop_results = {}  # a loop's result -> what each item of its state may reach
-        self.statement_updates = []  # updates in place the statement being read makes
-        self.loop_reads = {}  # loop body -> the variables it reads
         self.known = {}  # a test's variable -> its value, when the kinds decide it
         self.place = None  # (the statements of the block being read, the position in it)
         self.blocks = {}  # id of a block's statements -> its `invariance.Block`
@@ -207,8 +202,8 @@ class _Reverse:
     def run(self, forward_name):
         *body, ret = self.tree.body
         forward, ops = self.forward_block(body)
-        self.aliases.read(_loaded(ret), ret.lineno)
-        self.check_updates()
+        self.updates.read(ret, ret.lineno)
+        self.updates.check()
         result_kind = self.kind_of(ret.value)
         pullback = self.pullback(ops, ret, result_kind)
         out = nodes.tuple_([nodes.clone(ret.value), nodes.name(pullback.name)])
@@ -217,10 +212,9 @@ class _Reverse:
                                  entry + forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
         user = {version: param for param, version in self.entry.items()}
-        exits = [self.aliases.reached([a.id for a in items if isinstance(a, nodes.Name)])
-                 for items in zip(*self.exits)]
+        exits = self.updates.reached_by_exits()
         return Result(fwd, result_kind, self.globals_used, self.kinds, self.shapes,
-                      [user.get(p, p) for p in self.aliases.updated(self.params + self.freevars)],
+                      [user.get(p, p) for p in self.updates.updated(self.params + self.freevars)],
                       exits)
 
     def signature(self):
@@ -244,10 +238,10 @@ class _Reverse:
             self.lineno = nodes.lineno_of(stmt)
             self.place = (statements, position)
             if isinstance(stmt, nodes.If):
-                self.aliases.read(_loaded(stmt.test), self.lineno)
+                self.updates.read(stmt.test, self.lineno)
             emitted, op = self.forward_statement(stmt)
             if not isinstance(stmt, nodes.If):
-                self.track(stmt)
+                self.updates.track(stmt)
             forward.extend(emitted)
             if isinstance(op, list):
                 ops.extend(op)
@@ -523,8 +517,7 @@ class _Reverse:
             items, ops = nodes.name(before[0].targets[0].id), [op]
         name = self.namer.fresh(body.name + "_fwd")
         result, state = self.loop_body(body, name, outer, item, state)
-        self.track_loop(target, body, items, inits, result.updated)
-        self.loop_results[target] = self.loop_result(target, body, items, inits, result.exits)
+        self.updates.loop(target, body, items, inits, result)
         forward = result.tree
         self.kinds[body.name] = kinds.ANY if any(k.active for k in outer.values()) else (
             kinds.CONST)
@@ -557,7 +550,7 @@ class _Reverse:
         taken = set(self.namer.taken)
         while True:
             param_kinds = dict(outer)
-            param_kinds.update(zip(_parameter_names(body.args), [item] + state))
+            param_kinds.update(zip(nodes.parameter_names(body.args), [item] + state))
             result = _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer,
                               self.bindings, self.calls, body.captured).run(name)
             returned = [kinds.item(result.result_kind, i + 1) for i in range(len(state))]
@@ -568,67 +561,14 @@ class _Reverse:
             state = joined
             self.namer.taken = taken | set(self.bindings.cells)
 
-    def loop_result(self, target, body, items, inits, exits):
-        """For each item of the state loop `target` returns, the memory of this
-        function's variables it may share and hold: what the body's exits may reach
-        (`exits`), its item being part of `items`, its state the initial values `inits`
-        (which a loop that runs no iteration returns), and its own values the loop's
-        result itself."""
-        item, *params = _parameter_names(body.args)
-        outer = dict(zip(params, inits))
-        outer[item] = items
-        exits = [(own | {param}, held | {param}) for (own, held), param in zip(exits, params)]
-
-        def mapped(names, part):
-            found = set()
-            for name in names:
-                atom = outer.get(name, nodes.name(name) if name in body.captured else None)
-                if atom is None:
-                    found.add(target)
-                elif isinstance(atom, nodes.Name):
-                    found |= part(atom.id)
-            return found
-
-        return [(mapped(own, lambda n: self.aliases.own.get(n, set())),
-                 mapped(held, self.aliases.memory)) for own, held in exits]
-
-    def track_loop(self, target, body, items, inits, updated):
-        """A loop that updates its state in place updates the initial values: as an
-        update of each, at the loop (see `track`). One that updates what it iterates
-        over is refused: Python's later items would see the change."""
-        item, *params = _parameter_names(body.args)
-        if item in updated:
-            raise self.error("the loop updates in place the items it iterates over, which "
-                             "changes them: update a copy of each instead", "update in place")
-        iterated = self.aliases.memory(items.id) if isinstance(items, nodes.Name) else set()
-        changed = [(param, init.id) for param, init in zip(params, inits)
-                   if param in updated and isinstance(init, nodes.Name)]
-        changed += [(var, var) for var in set(updated) & set(body.captured)]
-        for param, name in changed:
-            if self.aliases.own.get(name, set()) & iterated:
-                raise self.error(
-                    f"the loop updates {_user_name(param)} in place while it iterates over "
-                    f"it (or what shares its memory): Python's later items would see the "
-                    f"change. Iterate over a copy instead", "update in place")
-        for param, init in zip(params, inits):
-            if param in updated and isinstance(init, nodes.Name):
-                var = _user_name(param)
-                self.aliases.update(aliases.Update(
-                    init.id, var, self.lineno, "the loop",
-                    f"Update a copy instead: {var} = {var}.copy() before the loop."), target)
-        for var in set(updated) & set(body.captured):  # kept their names: after the reads
-            self.statement_updates.append(aliases.Update(
-                var, _user_name(var), self.lineno, "the loop",
-                f"Update a copy instead: {_user_name(var)} = {_user_name(var)}.copy() "
-                f"before the loop."))
-
     def primal_loop(self, target, value, body):
         """A loop without differentiable values runs as it is, with `loops.iterate`."""
         if any(hasattr(node, "updates") for node in nodes.walk(body)):
-            param_kinds = {p: kinds.CONST for p in _parameter_names(body.args) + body.captured}
+            param_kinds = {p: kinds.CONST for p in nodes.parameter_names(body.args) + body.captured}
             checked = _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer,
                                self.bindings, self.calls, body.captured).run(body.name)
-            self.track_loop(target, body, value.args[1], value.args[2:], checked.updated)
+            self.updates.track_loop(target, body, value.args[1], value.args[2:],
+                                    checked.updated)
         for node in [value] + list(nodes.walk(body)):
             helper = getattr(node, "helper", None)
             if helper is not None:
@@ -691,22 +631,8 @@ class _Reverse:
         call = nodes.call(nodes.name(forward_name), value.args, value.keywords)
         stmt = nodes.unpack([target, pullback], call, self.lineno)
         self.kinds[target] = callee.result_kind
-        self.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
+        self.updates.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
         return [stmt], Call(target, pullback, [None] + arguments, self.lineno)
-
-    def track_call_updates(self, fn, arguments, updated):
-        """A call of `fn` that updates its parameters `updated` in place updates the
-        arguments passed for them, which keep their names: `track` applies these
-        updates after the call's reads. (A function called by name has no free
-        variables of the caller's.)"""
-        for param in updated:
-            arg = arguments.get(param)
-            if isinstance(arg, nodes.Name):
-                var = _user_name(arg.id)
-                self.statement_updates.append(aliases.Update(
-                    arg.id, var, self.lineno, f"calling {fn.__qualname__}",
-                    f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
-                    f"{fn.__qualname__} update a copy of {param}."))
 
     def located_in_user_code(self, resolve, func, fn, param_kinds):
         """`resolve(fn, param_kinds)`, a TransformError met inside a library's `fn`
@@ -822,129 +748,6 @@ class _Reverse:
             return kinds.CONST
         return _result_kind(rule, [self.kind_of(a) for a in args + [v for _, v in keywords]])
 
-    # -- updates in place -------------------------------------------------------
-
-    def track(self, stmt):
-        """Follow which variables may share memory, and where they are read (see
-        `aliases`): an update Python makes in place must not be visible elsewhere.
-        A loop reads what its body reads when it runs."""
-        memory = self.aliases
-        if getattr(stmt, "loop", False):
-            memory.unknown(stmt.name, stmt.captured)
-            self.loop_reads[stmt.name] = stmt.captured
-            return
-        loaded = _loaded(stmt)
-        memory.read(loaded + [v for n in loaded for v in self.loop_reads.get(n, [])],
-                    self.lineno)
-        for update in self.statement_updates:
-            memory.update(update, None)
-        self.statement_updates.clear()
-        if isinstance(stmt, nodes.FunctionDef):
-            memory.unknown(stmt.name, _held_by_function(stmt))
-        if not isinstance(stmt, nodes.Assign):
-            return
-        target, value = stmt.targets[0], stmt.value
-        if isinstance(target, nodes.Tuple) and value.id in self.loop_results:
-            flag, *state = target.elts  # `loop_flag, *state = loop`
-            memory.fresh(flag.id)
-            for name, (own, held) in zip(state, self.loop_results[value.id]):
-                memory.reaching(name.id, own, held)
-            return
-        if isinstance(target, nodes.Tuple):
-            for name in target.elts:
-                memory.part(name.id, value.id)
-            return
-        if self.returns(target.id) and isinstance(value, nodes.Tuple):
-            self.exits.append(value.elts[1:])
-        var, before = getattr(stmt, "updates", (None, None))
-        if var is not None and self.kind_of(nodes.name(before)).shape != "scalar":
-            stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
-            memory.update(_update(stmt, before), target.id, stored,
-                          getattr(stmt, "written_back", ()))
-        elif self.kind_of(target).shape != "scalar":
-            self.track_value(target.id, value)
-
-    def track_value(self, target, value):
-        """The memory `target = value` may share."""
-        memory = self.aliases
-        if isinstance(value, nodes.Name):
-            memory.same(target, value.id)
-        elif isinstance(value, nodes.Attribute) and self.kind_of(value.value) is kinds.ARRAY:
-            if value.attr in aliases.VIEW_ATTRIBUTES:
-                memory.view(target, value.value.id)
-            else:
-                memory.fresh(target)
-        elif isinstance(value, nodes.Subscript) and self.kind_of(value.value).shape == "array":
-            memory.view(target, value.value.id)
-        elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(
-                value.value, nodes.Name):
-            memory.part(target, value.value.id)
-        elif isinstance(value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict)):
-            memory.container(target, _names(value.values if isinstance(value, nodes.Dict)
-                                            else value.elts))
-        elif isinstance(value, nodes.Lambda):
-            memory.unknown(target, _held_by_function(value))
-        elif isinstance(value, nodes.Call) and target in self.loop_results:
-            reached = set().union(*(own | held for own, held in self.loop_results[target]))
-            memory.reaching(target, set(), reached)
-        elif isinstance(value, nodes.Call):
-            self.track_call(target, value)
-        else:
-            memory.fresh(target)
-
-    def track_call(self, target, value):
-        memory = self.aliases
-        args = _names([value.func.value] if self.is_method(value.func) else []) + _names(
-            value.args) + _names([k.value for k in value.keywords])
-        fn = getattr(value, "helper", None) or self.callee(value.func)
-        rule = registry.rule_for(fn) if fn is not None else None
-        # A user's function may return what it captured (a closure made by a factory).
-        called = _names([value.func])
-        if rule is not None and aliases.is_view(fn) and args:
-            memory.part(target, args[0])
-        elif rule is not None and aliases.is_copy(fn) and args:
-            memory.copy(target, args[0])
-        elif rule is not None and aliases.holds_items(fn) and args:
-            memory.container(target, args[:1])
-        elif fn is not None and (registry.is_nondifferentiable(fn) or rule is not None and
-                                 isinstance(rule.result, str)):
-            memory.fresh(target)
-        else:
-            memory.unknown(target, called + args)
-
-    def returns(self, name):
-        """Whether `name` holds what the function returns."""
-        return nodes.is_name(self.tree.body[-1].value, name)
-
-    def check_updates(self):
-        """Refuse an update in place that a variable read afterwards would see, and,
-        in a loop body, one of a value the loop also keeps elsewhere in its state."""
-        for update, name, lineno in self.aliases.conflicts():
-            if name in self.loop_reads:  # a loop's body: the variables it reads are named
-                continue
-            reader = _user_name(name)
-            shared = "" if reader == update.var else ", which shares its memory,"
-            raise TransformError(
-                f"{update.what} updates {update.var} in place, and {reader}{shared} is "
-                f"read at line {lineno}: Python would see the change there. "
-                f"{update.remedy}", self.origin.filename, update.lineno, "update in place")
-        if not getattr(self.tree, "loop", False):
-            return
-        for param in self.aliases.updated(self.params[1:]):
-            position = self.params.index(param) - 1
-            for state in self.exits:
-                others = [a.id for i, a in enumerate(state) if i != position
-                          and isinstance(a, nodes.Name)]
-                other = self.aliases.shared(param, others)
-                if other is not None:
-                    update = next(u for u in self.aliases.updates
-                                  if param in self.aliases.own.get(u.name, ()))
-                    raise TransformError(
-                        f"the loop updates {update.var} in place and keeps "
-                        f"{_user_name(other)}, which shares its memory, from one iteration "
-                        f"to the next: Python would see the change there. Keep a copy "
-                        f"instead (np.copy, list(...))",
-                        self.origin.filename, update.lineno, "update in place")
 
     def check_effect(self, value):
         """A call whose value is dropped may only see constants (or be print-like).
@@ -1290,52 +1093,6 @@ def _defined(stmt):
     return None
 
 
-def _loaded(node):
-    return [n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)
-            and isinstance(n.ctx, nodes.Load)]
-
-
-def _held_by_function(node):
-    """The variables a `def` or `lambda` holds: those it captures, and its defaults."""
-    return list(node.captured) + _names(node.args.defaults + [
-        d for d in node.args.kw_defaults if d is not None])
-
-
-def _names(atoms):
-    return [a.id for a in atoms if isinstance(a, nodes.Name)]
-
-
-def _user_name(name):
-    """The user variable an SSA name is a version of (`h_2` -> `h`)."""
-    return re.sub(r"_\d+$", "", name)
-
-
-def _update(stmt, before):
-    """The `aliases.Update` of ANF statement `stmt`, which carries `updates`."""
-    var = stmt.updates[0]
-    value = stmt.value
-    if isinstance(value, nodes.BinOp):
-        symbol = _symbol(value.op)
-        item = f"{var}[...]" if hasattr(stmt, "written_back") else var
-        return aliases.Update(before, var, stmt.lineno, f"{item} {symbol}= ...",
-                              f"Write {item} = {item} {symbol} ... to make a new value.")
-    method = _UPDATE_METHODS[value.helper]
-    if hasattr(stmt, "written_back"):  # an item of an item: `x[i][j] = v`
-        return aliases.Update(before, var, stmt.lineno, f"{var}[...][...] = ...",
-                              f"Copy the item before updating it: {var}[i] = {var}[i].copy().")
-    what = f"{var}[...] = ..." if method is None else f"{var}.{method}(...)"
-    return aliases.Update(before, var, stmt.lineno, what,
-                          f"Update a copy instead: {var} = {var}.copy().")
-
-
-def _symbol(op):
-    return nodes.unparse(nodes.binop(nodes.name("a"), op, nodes.name("b"))).split()[1]
-
-
-_UPDATE_METHODS = {mutation.with_item: None, mutation.appended: "append",
-                   mutation.extended: "extend", mutation.popped: "pop"}
-
-
 def _sliced(container, index):
     """The kind of `container[index]` for a tuple or list kind and a slice of constant
     bounds (`params[5:]`), else None."""
@@ -1379,9 +1136,6 @@ def _result_kind(rule, arg_kinds):
         return kinds.ARRAY
     return kinds.ANY if active else kinds.CONST
 
-
-def _parameter_names(args):
-    return [p.id for p in nodes.parameters(args)]
 
 
 _MISSING = object()

@@ -121,7 +121,7 @@ class Aliases:
 
     def reaching(self, target, own, held):
         """`target` is a new value that may share the memory `own` and hold `held` (sets
-        of root variables: an item of a loop's result, see `reverse.loop_result`)."""
+        of root variables: an item of a loop's result, see `updates.Updates.loop_result`)."""
         self._set(target, {target} | own, held)
 
     def unknown(self, target, sources):

@@ -265,6 +265,11 @@ def parameters(args):
     return [p for p in params if p is not None]
 
 
+def parameter_names(args):
+    """The names of the parameters of an `arguments` node, in signature order."""
+    return [p.id for p in parameters(args)]
+
+
 def function_def(fname, args, body, lineno=None):
     """`def fname(args): body`; `args` is an `arguments` node or a list of names."""
     if not isinstance(args, gast.arguments):

@@ -1,0 +1,296 @@
+"""Updates in place another name would see: the alias analysis the reverse pass runs.
+
+`Updates` follows one function (or loop body) statement by statement, as the
+reverse pass reads it (`reverse._Reverse` calls `read` and `track`): which
+variables may share memory (`aliases.Aliases`), what each statement updates in
+place, what a loop's result and a call's may reach, and where each variable is
+read. `check` then refuses an update that a variable read afterwards would see,
+since ANF made the update a new value and the gradient would be that of another
+program (docs/design.md, section 4.6).
+
+It asks the reverse pass, `reverse`, what it knows of the function: the kind of
+an atom (`kind_of`), a call's callee (`callee`, `is_method`), the line being read
+(`lineno`), the tree, its origin and parameters, and how to raise (`error`).
+"""
+
+import re
+
+from ...errors import TransformError
+from ...rules import registry
+from ...runtime import mutation
+from ..syntax import nodes
+from . import aliases, kinds
+
+
+class Updates:
+    """The alias analysis of one function, fed by the reverse pass `reverse`.
+
+    Attributes:
+      aliases: the `aliases.Aliases` of the function's variables.
+      exits: the state each exit of a loop body returns.
+      loop_results: a loop's result -> what each item of its state may reach.
+    """
+
+    def __init__(self, reverse, names, arrays):
+        self.reverse = reverse
+        self.aliases = aliases.Aliases(names, arrays)
+        self.exits = []
+        self.loop_results = {}
+        self.statement_updates = []  # updates in place the statement being read makes
+        self.loop_reads = {}  # loop body -> the variables it reads
+
+    def read(self, node, lineno):
+        """The next statement, at user line `lineno`, reads the names in `node`."""
+        self.aliases.read(_loaded(node), lineno)
+
+    def updated(self, names):
+        """The variables among `names` whose memory an update changed."""
+        return self.aliases.updated(names)
+
+    def reached_by_exits(self):
+        """For each item of the state a loop body returns, the memory it may reach."""
+        return [self.aliases.reached([a.id for a in items if isinstance(a, nodes.Name)])
+                for items in zip(*self.exits)]
+
+    def loop(self, target, body, items, inits, result):
+        """A loop `target` of `body` over `items` from state `inits`, whose body's
+        transformation gave `result`: its updates, and what its result may reach."""
+        self.track_loop(target, body, items, inits, result.updated)
+        self.loop_results[target] = self.loop_result(target, body, items, inits,
+                                                     result.exits)
+
+    def track(self, stmt):
+        """Follow which variables may share memory, and where they are read (see
+        `aliases`): an update Python makes in place must not be visible elsewhere.
+        A loop reads what its body reads when it runs."""
+        memory = self.aliases
+        if getattr(stmt, "loop", False):
+            memory.unknown(stmt.name, stmt.captured)
+            self.loop_reads[stmt.name] = stmt.captured
+            return
+        loaded = _loaded(stmt)
+        memory.read(loaded + [v for n in loaded for v in self.loop_reads.get(n, [])],
+                    self.reverse.lineno)
+        for update in self.statement_updates:
+            memory.update(update, None)
+        self.statement_updates.clear()
+        if isinstance(stmt, nodes.FunctionDef):
+            memory.unknown(stmt.name, _held_by_function(stmt))
+        if not isinstance(stmt, nodes.Assign):
+            return
+        target, value = stmt.targets[0], stmt.value
+        if isinstance(target, nodes.Tuple) and value.id in self.loop_results:
+            flag, *state = target.elts  # `loop_flag, *state = loop`
+            memory.fresh(flag.id)
+            for name, (own, held) in zip(state, self.loop_results[value.id]):
+                memory.reaching(name.id, own, held)
+            return
+        if isinstance(target, nodes.Tuple):
+            for name in target.elts:
+                memory.part(name.id, value.id)
+            return
+        if self.returns(target.id) and isinstance(value, nodes.Tuple):
+            self.exits.append(value.elts[1:])
+        var, before = getattr(stmt, "updates", (None, None))
+        if var is not None and self.reverse.kind_of(nodes.name(before)).shape != "scalar":
+            stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
+            memory.update(_update(stmt, before), target.id, stored,
+                          getattr(stmt, "written_back", ()))
+        elif self.reverse.kind_of(target).shape != "scalar":
+            self.track_value(target.id, value)
+
+    def track_value(self, target, value):
+        """The memory `target = value` may share."""
+        memory, kind_of = self.aliases, self.reverse.kind_of
+        if isinstance(value, nodes.Name):
+            memory.same(target, value.id)
+        elif isinstance(value, nodes.Attribute) and kind_of(value.value) is kinds.ARRAY:
+            if value.attr in aliases.VIEW_ATTRIBUTES:
+                memory.view(target, value.value.id)
+            else:
+                memory.fresh(target)
+        elif isinstance(value, nodes.Subscript) and kind_of(value.value).shape == "array":
+            memory.view(target, value.value.id)
+        elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(
+                value.value, nodes.Name):
+            memory.part(target, value.value.id)
+        elif isinstance(value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict)):
+            memory.container(target, _names(value.values if isinstance(value, nodes.Dict)
+                                            else value.elts))
+        elif isinstance(value, nodes.Lambda):
+            memory.unknown(target, _held_by_function(value))
+        elif isinstance(value, nodes.Call) and target in self.loop_results:
+            reached = set().union(*(own | held for own, held in self.loop_results[target]))
+            memory.reaching(target, set(), reached)
+        elif isinstance(value, nodes.Call):
+            self.track_call(target, value)
+        else:
+            memory.fresh(target)
+
+    def track_call(self, target, value):
+        memory = self.aliases
+        args = _names([value.func.value] if self.reverse.is_method(value.func) else []) + _names(
+            value.args) + _names([k.value for k in value.keywords])
+        fn = getattr(value, "helper", None) or self.reverse.callee(value.func)
+        rule = registry.rule_for(fn) if fn is not None else None
+        # A user's function may return what it captured (a closure made by a factory).
+        called = _names([value.func])
+        if rule is not None and aliases.is_view(fn) and args:
+            memory.part(target, args[0])
+        elif rule is not None and aliases.is_copy(fn) and args:
+            memory.copy(target, args[0])
+        elif rule is not None and aliases.holds_items(fn) and args:
+            memory.container(target, args[:1])
+        elif fn is not None and (registry.is_nondifferentiable(fn) or rule is not None and
+                                 isinstance(rule.result, str)):
+            memory.fresh(target)
+        else:
+            memory.unknown(target, called + args)
+
+    def returns(self, name):
+        """Whether `name` holds what the function returns."""
+        return nodes.is_name(self.reverse.tree.body[-1].value, name)
+
+    def loop_result(self, target, body, items, inits, exits):
+        """For each item of the state loop `target` returns, the memory of this
+        function's variables it may share and hold: what the body's exits may reach
+        (`exits`), its item being part of `items`, its state the initial values `inits`
+        (which a loop that runs no iteration returns), and its own values the loop's
+        result itself."""
+        item, *params = nodes.parameter_names(body.args)
+        outer = dict(zip(params, inits))
+        outer[item] = items
+        exits = [(own | {param}, held | {param}) for (own, held), param in zip(exits, params)]
+
+        def mapped(names, part):
+            found = set()
+            for name in names:
+                atom = outer.get(name, nodes.name(name) if name in body.captured else None)
+                if atom is None:
+                    found.add(target)
+                elif isinstance(atom, nodes.Name):
+                    found |= part(atom.id)
+            return found
+
+        return [(mapped(own, lambda n: self.aliases.own.get(n, set())),
+                 mapped(held, self.aliases.memory)) for own, held in exits]
+
+    def track_loop(self, target, body, items, inits, updated):
+        """A loop that updates its state in place updates the initial values: as an
+        update of each, at the loop (see `track`). One that updates what it iterates
+        over is refused: Python's later items would see the change."""
+        item, *params = nodes.parameter_names(body.args)
+        if item in updated:
+            raise self.reverse.error("the loop updates in place the items it iterates over, which "
+                             "changes them: update a copy of each instead", "update in place")
+        iterated = self.aliases.memory(items.id) if isinstance(items, nodes.Name) else set()
+        changed = [(param, init.id) for param, init in zip(params, inits)
+                   if param in updated and isinstance(init, nodes.Name)]
+        changed += [(var, var) for var in set(updated) & set(body.captured)]
+        for param, name in changed:
+            if self.aliases.own.get(name, set()) & iterated:
+                raise self.reverse.error(
+                    f"the loop updates {_user_name(param)} in place while it iterates over "
+                    f"it (or what shares its memory): Python's later items would see the "
+                    f"change. Iterate over a copy instead", "update in place")
+        for param, init in zip(params, inits):
+            if param in updated and isinstance(init, nodes.Name):
+                var = _user_name(param)
+                self.aliases.update(aliases.Update(
+                    init.id, var, self.reverse.lineno, "the loop",
+                    f"Update a copy instead: {var} = {var}.copy() before the loop."), target)
+        for var in set(updated) & set(body.captured):  # kept their names: after the reads
+            self.statement_updates.append(aliases.Update(
+                var, _user_name(var), self.reverse.lineno, "the loop",
+                f"Update a copy instead: {_user_name(var)} = {_user_name(var)}.copy() "
+                f"before the loop."))
+
+    def track_call_updates(self, fn, arguments, updated):
+        """A call of `fn` that updates its parameters `updated` in place updates the
+        arguments passed for them, which keep their names: `track` applies these
+        updates after the call's reads. (A function called by name has no free
+        variables of the caller's.)"""
+        for param in updated:
+            arg = arguments.get(param)
+            if isinstance(arg, nodes.Name):
+                var = _user_name(arg.id)
+                self.statement_updates.append(aliases.Update(
+                    arg.id, var, self.reverse.lineno, f"calling {fn.__qualname__}",
+                    f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
+                    f"{fn.__qualname__} update a copy of {param}."))
+
+    def check(self):
+        """Refuse an update in place that a variable read afterwards would see, and,
+        in a loop body, one of a value the loop also keeps elsewhere in its state."""
+        for update, name, lineno in self.aliases.conflicts():
+            if name in self.loop_reads:  # a loop's body: the variables it reads are named
+                continue
+            reader = _user_name(name)
+            shared = "" if reader == update.var else ", which shares its memory,"
+            raise TransformError(
+                f"{update.what} updates {update.var} in place, and {reader}{shared} is "
+                f"read at line {lineno}: Python would see the change there. "
+                f"{update.remedy}", self.reverse.origin.filename, update.lineno, "update in place")
+        if not getattr(self.reverse.tree, "loop", False):
+            return
+        for param in self.aliases.updated(self.reverse.params[1:]):
+            position = self.reverse.params.index(param) - 1
+            for state in self.exits:
+                others = [a.id for i, a in enumerate(state) if i != position
+                          and isinstance(a, nodes.Name)]
+                other = self.aliases.shared(param, others)
+                if other is not None:
+                    update = next(u for u in self.aliases.updates
+                                  if param in self.aliases.own.get(u.name, ()))
+                    raise TransformError(
+                        f"the loop updates {update.var} in place and keeps "
+                        f"{_user_name(other)}, which shares its memory, from one iteration "
+                        f"to the next: Python would see the change there. Keep a copy "
+                        f"instead (np.copy, list(...))",
+                        self.reverse.origin.filename, update.lineno, "update in place")
+
+
+def _loaded(node):
+    return [n.id for n in nodes.walk(node) if isinstance(n, nodes.Name)
+            and isinstance(n.ctx, nodes.Load)]
+
+
+def _names(atoms):
+    return [a.id for a in atoms if isinstance(a, nodes.Name)]
+
+
+def _user_name(name):
+    """The user variable an SSA name is a version of (`h_2` -> `h`)."""
+    return re.sub(r"_\d+$", "", name)
+
+
+def _held_by_function(node):
+    """The variables a `def` or `lambda` holds: those it captures, and its defaults."""
+    return list(node.captured) + _names(node.args.defaults + [
+        d for d in node.args.kw_defaults if d is not None])
+
+
+def _update(stmt, before):
+    """The `aliases.Update` of ANF statement `stmt`, which carries `updates`."""
+    var = stmt.updates[0]
+    value = stmt.value
+    if isinstance(value, nodes.BinOp):
+        symbol = _symbol(value.op)
+        item = f"{var}[...]" if hasattr(stmt, "written_back") else var
+        return aliases.Update(before, var, stmt.lineno, f"{item} {symbol}= ...",
+                              f"Write {item} = {item} {symbol} ... to make a new value.")
+    method = _UPDATE_METHODS[value.helper]
+    if hasattr(stmt, "written_back"):  # an item of an item: `x[i][j] = v`
+        return aliases.Update(before, var, stmt.lineno, f"{var}[...][...] = ...",
+                              f"Copy the item before updating it: {var}[i] = {var}[i].copy().")
+    what = f"{var}[...] = ..." if method is None else f"{var}.{method}(...)"
+    return aliases.Update(before, var, stmt.lineno, what,
+                          f"Update a copy instead: {var} = {var}.copy().")
+
+
+def _symbol(op):
+    return nodes.unparse(nodes.binop(nodes.name("a"), op, nodes.name("b"))).split()[1]
+
+
+_UPDATE_METHODS = {mutation.with_item: None, mutation.appended: "append",
+                   mutation.extended: "extend", mutation.popped: "pop"}
