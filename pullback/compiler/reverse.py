@@ -21,7 +21,6 @@ code; nor does a variable whose kind is not active (ints, constants, arguments
 outside `argnums`).
 """
 
-import builtins
 import dataclasses
 import operator
 import types
@@ -32,7 +31,7 @@ from .. import errors
 from ..errors import TransformError
 from ..rules import registry
 from ..runtime import calls, cotangents, custom, introspection, loops, mutation, records, structures
-from . import instantiate
+from . import callees, instantiate
 from .analysis import invariance, kinds, updates
 from .syntax import nodes, operators
 
@@ -190,14 +189,13 @@ class _Reverse:
         self.cot = {}
         self.cotangent_names = {}
         self.lineno = tree.lineno
-        self.globals_used = {}
+        self.callees = callees.Callees(origin, tree, lambda: self.kinds, self.kind_of, self.error)
         self.updates = updates.Updates(self, self.params + self.freevars, [
             name for name, kind in self.kinds.items() if kind.shape == "array"])
         self.known = {}  # a test's variable -> its value, when the kinds decide it
         self.place = None  # (the statements of the block being read, the position in it)
         self.blocks = {}  # id of a block's statements -> its `invariance.Block`
         self.reads = None  # how often the function reads each name, once asked
-        self.locals = None  # the names the function assigns or binds, once asked
 
     def run(self, forward_name):
         *body, ret = self.tree.body
@@ -213,7 +211,7 @@ class _Reverse:
                                  self.tree.lineno)
         user = {version: param for param, version in self.entry.items()}
         exits = self.updates.reached_by_exits()
-        return Result(fwd, result_kind, self.globals_used, self.kinds, self.shapes,
+        return Result(fwd, result_kind, self.callees.globals_used, self.kinds, self.shapes,
                       [user.get(p, p) for p in self.updates.updated(self.params + self.freevars)],
                       exits)
 
@@ -329,7 +327,7 @@ class _Reverse:
             self.kinds[target] = self.kinds[value.id]
             self.shapes[target] = self.shapes.get(value.id)
             return [stmt], Copy(target, value.id, self.lineno)
-        if isinstance(value, (nodes.Name, nodes.Constant)) or self.is_reference(value):
+        if isinstance(value, (nodes.Name, nodes.Constant)) or self.callees.is_reference(value):
             self.kinds[target] = self.kind_of(value)
             return [stmt], None
         if isinstance(value, (nodes.Tuple, nodes.List, nodes.Dict)):
@@ -454,14 +452,14 @@ class _Reverse:
             return self.loop(target, value)
         if helper is not None:
             value.func = nodes.name(self.bindings.helper(value.func.id, helper))
-        fn = helper or self.callee(value.func)
+        fn = helper or self.callees.callee(value.func)
         args = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
-        if fn is not None and self.is_method(value.func):
+        if fn is not None and self.callees.is_method(value.func):
             args = [value.func.value] + args
         keywords = [(k.arg, k.value) for k in value.keywords]
         active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
         if fn is None or _is_split(value):
-            callee = value.func.value if self.is_method(value.func) else value.func
+            callee = value.func.value if self.callees.is_method(value.func) else value.func
             if active or self.kind_of(callee).active:
                 return self.dynamic_call(target, value)
         elif active and not registry.is_nondifferentiable(fn):
@@ -488,7 +486,7 @@ class _Reverse:
     def type_test(self, value, types_):
         """`isinstance(value, types_)` when the kind of `value` decides it, else None."""
         kind = self.kind_of(value)
-        cls = self.callee(types_) if nodes.dotted_path(types_) is not None else None
+        cls = self.callees.callee(types_) if nodes.dotted_path(types_) is not None else None
         if kind.shape == "array":
             known = np.ndarray
         elif isinstance(kind, kinds.Container):
@@ -556,7 +554,7 @@ class _Reverse:
             returned = [kinds.item(result.result_kind, i + 1) for i in range(len(state))]
             joined = [kinds.join(a, b) for a, b in zip(state, returned)]
             if joined == state:
-                self.globals_used.update(result.globals_used)
+                self.callees.globals_used.update(result.globals_used)
                 return result, state
             state = joined
             self.namer.taken = taken | set(self.bindings.cells)
@@ -575,45 +573,6 @@ class _Reverse:
                 node.func = nodes.name(self.bindings.helper(node.func.id, helper))
         self.kinds[target] = kinds.CONST
         return [body, nodes.assign(target, value, self.lineno)], None
-
-    def callee(self, func):
-        """The object a call's `func` refers to, when known before running, else None."""
-        if self.is_method(func):
-            receiver = self.kind_of(func.value)
-            if receiver is kinds.ARRAY:
-                method = getattr(np.ndarray, func.attr, None)
-                if method is None:
-                    raise self.error(f"NumPy arrays have no method .{func.attr}",
-                                     f"method .{func.attr}")
-                return method
-            if isinstance(receiver, kinds.Container) and receiver.type in (tuple, list, dict):
-                return getattr(receiver.type, func.attr, None)
-            return None
-        path = nodes.dotted_path(func)
-        if path is None:
-            return None
-        root, *attrs = path.split(".")
-        if root in self.origin.helpers:
-            obj = self.origin.cells[root].cell_contents
-        elif root in self.kinds or root in self.origin.cells:
-            return None
-        else:
-            obj = self.global_object(root)
-        for attr in attrs:
-            if not hasattr(obj, attr):
-                raise self.error(f"{path}: {obj!r} has no attribute {attr!r}", path)
-            obj = getattr(obj, attr)
-        return obj
-
-    def global_object(self, name):
-        """The global (or builtin) `name` refers to, recorded in `globals_used`."""
-        obj = self.origin.globals.get(name, _MISSING)
-        if obj is _MISSING:
-            obj = getattr(builtins, name, _MISSING)
-        if obj is _MISSING:
-            raise self.error(f"name {name!r} is not defined", name)
-        self.globals_used[name] = obj
-        return obj
 
     def static_call(self, target, fn, value):
         signature = calls.signature(fn)
@@ -672,7 +631,7 @@ class _Reverse:
         one for `args` and one for `kwargs`.
         """
         pullback = self.namer.pullback(target)
-        if self.is_method(value.func):
+        if self.callees.is_method(value.func):
             forward = self.bindings.object("forward_method", self.calls.forward_method)
             head = [value.func.value, nodes.constant(value.func.attr)]
         else:
@@ -681,7 +640,7 @@ class _Reverse:
         call = nodes.call(nodes.name(forward), head + value.args, value.keywords)
         stmt = nodes.unpack([target, pullback], call, self.lineno)
         self.kinds[target] = kinds.ANY
-        callee = value.func.value if self.is_method(value.func) else value.func
+        callee = value.func.value if self.callees.is_method(value.func) else value.func
         arguments = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
         bound = [callee] + arguments + [k.value for k in value.keywords]
         return [stmt], Call(target, pullback, bound, self.lineno, split=_is_split(value))
@@ -710,7 +669,7 @@ class _Reverse:
         if block is None:
             block = self.blocks[id(statements)] = invariance.Block(statements)
         return invariance.cancelled(target, shift, block, position, self.function_reads,
-                                    self.global_callee,
+                                    self.callees.global_callee,
                                     lambda atom: self.kind_of(atom).shape == "scalar")
 
     def function_reads(self):
@@ -719,23 +678,6 @@ class _Reverse:
         if self.reads is None:
             self.reads = nodes.read_counts(self.tree)
         return self.reads
-
-    def global_callee(self, func):
-        """The global object (`np.exp`) a call's `func` refers to, or None: also for a
-        name the function assigns, which may not be assigned yet."""
-        path = nodes.dotted_path(func)
-        if path is None or path.split(".")[0] in self.local_names():
-            return None
-        try:
-            return self.callee(func)
-        except TransformError:
-            return None
-
-    def local_names(self):
-        """The names the function assigns, its parameters and its free variables."""
-        if self.locals is None:
-            self.locals = nodes.stores(self.tree) | set(self.kinds)
-        return self.locals
 
     def constant_result(self, fn, args, keywords):
         """The kind of the result of a call of `fn` that has no derivative here."""
@@ -757,9 +699,9 @@ class _Reverse:
         """
         if not isinstance(value, nodes.Call):
             return
-        fn = None if self.is_method(value.func) else self.callee(value.func)
+        fn = None if self.callees.is_method(value.func) else self.callees.callee(value.func)
         args = value.args + [k.value for k in value.keywords]
-        if self.is_method(value.func):
+        if self.callees.is_method(value.func):
             args = args + [value.func.value]
         if any(self.kind_of(a).active for a in args) and not (
             fn is not None and registry.is_nondifferentiable(fn)
@@ -988,25 +930,6 @@ class _Reverse:
 
         return nodes.index_value(index, slice_call)
 
-    def is_reference(self, node):
-        """Whether `node` is a dotted name rooted outside the function (np.pi)."""
-        path = nodes.dotted_path(node)
-        return path is not None and path.split(".")[0] not in self.kinds
-
-    def is_method(self, func):
-        """Whether `func` is `atom.method` on a local value or a constant, not `np.sin`.
-
-        In generated code, pullback's helpers read from cells (np, math) are
-        references too.
-        """
-        if not isinstance(func, nodes.Attribute):
-            return False
-        path = nodes.dotted_path(func)
-        if path is None:
-            return True
-        root = path.split(".")[0]
-        return root in self.kinds and root not in self.origin.helpers
-
     def no_rule(self, fn):
         name = registry.describe(fn)
         return self.error(
@@ -1138,4 +1061,3 @@ def _result_kind(rule, arg_kinds):
 
 
 
-_MISSING = object()

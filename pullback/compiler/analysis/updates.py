@@ -9,7 +9,7 @@ since ANF made the update a new value and the gradient would be that of another
 program (docs/design.md, section 4.6).
 
 It asks the reverse pass, `reverse`, what it knows of the function: the kind of
-an atom (`kind_of`), a call's callee (`callee`, `is_method`), the line being read
+an atom (`kind_of`), a call's callee (`callees`), the line being read
 (`lineno`), the tree, its origin and parameters, and how to raise (`error`).
 """
 
@@ -128,10 +128,10 @@ class Updates:
             memory.fresh(target)
 
     def track_call(self, target, value):
-        memory = self.aliases
-        args = _names([value.func.value] if self.reverse.is_method(value.func) else []) + _names(
-            value.args) + _names([k.value for k in value.keywords])
-        fn = getattr(value, "helper", None) or self.reverse.callee(value.func)
+        memory, callees = self.aliases, self.reverse.callees
+        receiver = [value.func.value] if callees.is_method(value.func) else []
+        args = _names(receiver + value.args + [k.value for k in value.keywords])
+        fn = getattr(value, "helper", None) or callees.callee(value.func)
         rule = registry.rule_for(fn) if fn is not None else None
         # A user's function may return what it captured (a closure made by a factory).
         called = _names([value.func])
