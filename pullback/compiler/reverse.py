@@ -14,11 +14,12 @@ One pullback closure per function; each primitive's template is inlined in it.
 paper's [...]; `ZERO` for a function without free variables) followed by one
 cotangent per parameter of `f`.
 
-Cotangents are accumulated as in the paper's ρ rules: the first contribution to
-the cotangent of `x` binds `dx`, later ones add to it (`dx = add(dx, e)`). A
-variable that receives no contribution has the symbolic zero and generates no
-code; nor does a variable whose kind is not active (ints, constants, arguments
-outside `argnums`).
+This module is φ: it walks the statements forwards, emits the primal (and the
+forwards of calls) and records one operation per statement it differentiates
+(`ops`). ρ, in `backward`, reads them in reverse order and writes the pullback.
+The analyses it consults as it reads are its neighbours: kinds and shapes
+(`analysis.kinds`), updates in place (`analysis.updates`), cancelled shifts
+(`analysis.invariance`) and callees (`callees`).
 """
 
 import dataclasses
@@ -30,9 +31,10 @@ import numpy as np
 from .. import errors
 from ..errors import TransformError
 from ..rules import registry
-from ..runtime import calls, cotangents, custom, introspection, loops, mutation, records, structures
-from . import callees, instantiate
+from ..runtime import calls, custom, introspection, loops, mutation, records, structures
+from . import backward, callees, instantiate
 from .analysis import invariance, kinds, updates
+from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
 from .syntax import nodes, operators
 
 _SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
@@ -85,70 +87,6 @@ class Callee:
     updated: tuple = ()
 
 
-# -- operations recorded by the forward pass -----------------------------------
-
-
-@dataclasses.dataclass
-class Primitive:
-    target: str
-    rule: object
-    args: list
-    keywords: list
-    lineno: int
-
-
-@dataclasses.dataclass
-class Call:
-    target: str
-    pullback: str
-    bound: list  # the atom receiving each cotangent the pullback returns (a method's: its object)
-    lineno: int
-    split: bool = False  # a call f(*args, **kwargs): bound is [f, args, kwargs]
-
-
-@dataclasses.dataclass
-class Copy:
-    target: str
-    source: object
-    lineno: int
-
-
-@dataclasses.dataclass
-class Unpack:
-    targets: list
-    source: str
-    container: object
-    lineno: int
-
-
-@dataclasses.dataclass
-class Build:
-    target: str
-    keys: list  # the key of each value; if it unpacks parts, the helper's layout argument
-    values: list
-    lineno: int
-    unpacks: object = None  # structures.unstar or .undict when parts are unpacked (*x, **d)
-
-
-@dataclasses.dataclass
-class Closure:
-    target: str
-    captured: list  # the free variables of the closure, in `co_freevars` order
-    lineno: int
-    group: list = None  # closures that read one another: all of them on the first, [] on others
-    defaults: list = dataclasses.field(default_factory=list)  # atoms, in the cotangent's order
-    later: list = dataclasses.field(default_factory=list)  # functions it reads, defined after it
-    label: str = None  # how messages name it, when not by its name (a loop's body)
-
-
-@dataclasses.dataclass
-class Branch:
-    test: object
-    body: list
-    orelse: list
-    lineno: int
-
-
 def reverse(tree, origin, param_kinds, namer, bindings, calls, name):
     """Build the forward function with its pullback for ANF function `tree`.
 
@@ -186,8 +124,6 @@ class _Reverse:
             raise AssertionError(f"kinds for {sorted(unknown)}, which {tree.name} does not have")
         self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params + self.freevars}
         self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
-        self.cot = {}
-        self.cotangent_names = {}
         self.lineno = tree.lineno
         self.callees = callees.Callees(origin, tree, lambda: self.kinds, self.kind_of, self.error)
         self.updates = updates.Updates(self, self.params + self.freevars, [
@@ -203,7 +139,7 @@ class _Reverse:
         self.updates.read(ret, ret.lineno)
         self.updates.check()
         result_kind = self.kind_of(ret.value)
-        pullback = self.pullback(ops, ret, result_kind)
+        pullback = backward.Backward(self).pullback(ops, ret, result_kind)
         out = nodes.tuple_([nodes.clone(ret.value), nodes.name(pullback.name)])
         args, entry = self.signature()
         fwd = nodes.function_def(forward_name, args,
@@ -713,205 +649,6 @@ class _Reverse:
                 what,
             )
 
-    # -- the pullback ----------------------------------------------------------
-
-    def pullback(self, ops, ret, result_kind):
-        name = self.namer.fresh(self.tree.name.rstrip("_") + "_pullback")
-        returned = ret.value.id if isinstance(ret.value, nodes.Name) else None
-        param = self.cotangent_name(returned or "out")
-        body = []
-        if returned is not None and result_kind.active:
-            self.cot[returned] = param
-            body = self.backward_block(ops)
-        env = self.zero()
-        if any(v in self.cot for v in self.freevars):
-            env = nodes.tuple_([self.cotangent_atom(v) for v in self.freevars])
-        results = [env] + [self.cotangent_atom(p) for p in self.params]
-        body.append(nodes.return_(nodes.tuple_(results)))
-        node = nodes.function_def(name, [param], body, ret.lineno)
-        node.pullback = True
-        return node
-
-    def backward_block(self, ops):
-        out = []
-        for op in reversed(ops):
-            self.lineno = op.lineno
-            out.extend(getattr(self, "backward_" + type(op).__name__.lower())(op))
-        return out
-
-    def backward_copy(self, op):
-        if op.target not in self.cot:
-            return []
-        return self.contribute(op.source, nodes.name(self.cot[op.target]))
-
-    def backward_primitive(self, op):
-        if op.target not in self.cot:
-            return []
-        instance = self.located(
-            instantiate.instantiate, op.rule, op.args, op.keywords, op.target, self.cot[op.target],
-            self.namer, self.bindings.object, self.shape_of,
-        )
-        out = []
-        for kind, payload in instance.statements:
-            if kind == "assign":
-                out.append(nodes.located(payload, self.lineno))
-                continue
-            param, expr = payload
-            atom = instance.arguments.get(param)
-            if isinstance(atom, nodes.Name):
-                out.extend(self.contribute(atom.id, expr))
-            elif isinstance(atom, nodes.Tuple) and self.kind_of(atom).active:
-                parts = self.namer.fresh(self.cotangent_name(param))
-                out.append(nodes.assign(parts, expr, self.lineno))
-                out.extend(self.distribute(parts, [(nodes.constant(i), e)
-                                                   for i, e in enumerate(atom.elts)]))
-        return out
-
-    def backward_call(self, op):
-        if op.target not in self.cot:
-            return []
-        targets, later, seen = [], [], set()
-        for atom in op.bound:
-            var = atom.id if isinstance(atom, nodes.Name) else None
-            if var is None or not self.kind_of(atom).active:
-                targets.append(None)
-            elif var not in self.cot and var not in seen:
-                seen.add(var)
-                name = self.cotangent_name(var)
-                self.cot[var] = name
-                targets.append(name)
-            else:
-                temp = self.namer.fresh(self.cotangent_name(var))
-                targets.append(temp)
-                later.append((var, temp))
-        call = nodes.call(nodes.name(op.pullback), [nodes.name(self.cot[op.target])])
-        if op.split:
-            split = self.bindings.object("split_cotangents", calls.split_cotangents)
-            call = nodes.call(nodes.name(split), [call] + [nodes.clone(a) for a in op.bound[1:]])
-        out = [nodes.unpack(targets, call, self.lineno)]
-        for var, temp in later:
-            out.extend(self.contribute(var, nodes.name(temp)))
-        return out
-
-    def backward_unpack(self, op):
-        items = [nodes.name(self.cot[t]) if t in self.cot else self.zero() for t in op.targets]
-        if not any(t in self.cot for t in op.targets):
-            return []
-        if isinstance(op.container, kinds.Container) and op.container.type in (tuple, list):
-            packed = (nodes.tuple_ if op.container.type is tuple else nodes.list_)(items)
-        else:
-            repack = self.bindings.object("repack", structures.repack)
-            packed = nodes.call(nodes.name(repack), [nodes.name(op.source), nodes.tuple_(items)])
-        return self.contribute(op.source, packed)
-
-    def backward_build(self, op):
-        if op.target not in self.cot:
-            return []
-        if not op.unpacks:
-            return self.distribute(self.cot[op.target], zip(op.keys, op.values))
-        parts = self.namer.fresh(self.cotangent_name(op.target) + "_parts")
-        helper = nodes.name(self.bindings.object(op.unpacks.__name__, op.unpacks))
-        split = nodes.call(helper, [nodes.name(self.cot[op.target]), nodes.tuple_(op.values),
-                                    nodes.tuple_(op.keys)])
-        positions = [nodes.constant(i) for i in range(len(op.values))]
-        return [nodes.assign(parts, split, self.lineno)] + self.distribute(
-            parts, zip(positions, op.values))
-
-    def backward_closure(self, op):
-        """ρ of a closure: its cotangent holds its free variables' ([dw1, ..., dwl] ⊕= dg),
-        then its defaults' (see `calls.with_defaults`)."""
-        if op.group is not None:
-            return self.backward_closure_group(op.group)
-        if op.target not in self.cot:
-            return []
-        held = list(map(nodes.name, op.captured)) + op.defaults
-        positions = [nodes.constant(i) for i in range(len(held))]
-        return self.distribute(self.cot[op.target], zip(positions, held))
-
-    def backward_closure_group(self, group):
-        """ρ of closures that read one another: their cotangents nest as deep as the
-        recursion went, and `unroll` sums them per variable read."""
-        if not any(op.target in self.cot for op in group):
-            return []
-        names = [nodes.constant(op.target) for op in group]
-        cotangents_ = nodes.Dict(keys=names, values=[self.cotangent_atom(op.target)
-                                                     for op in group])
-        layouts = nodes.Dict(keys=nodes.clone(names), values=[
-            nodes.tuple_(map(nodes.constant, op.captured)) for op in group])
-        unroll = nodes.name(self.bindings.object("unroll", structures.unroll))
-        totals = self.namer.fresh(self.cotangent_name(group[0].target) + "_group")
-        members = {op.target for op in group}
-        read = sorted({v for op in group for v in op.captured} - members)
-        return [nodes.assign(totals, nodes.call(unroll, [cotangents_, layouts]), self.lineno)] + (
-            self.distribute(totals, [(nodes.constant(v), nodes.name(v)) for v in read]))
-
-    def distribute(self, container, items):
-        """`dv ⊕= container[key]` for each (key, atom v) of `items` that is active."""
-        out = []
-        for key, value in items:
-            if isinstance(value, nodes.Name) and self.kind_of(value).active:
-                item = nodes.Subscript(value=nodes.name(container), slice=nodes.clone(key),
-                                       ctx=nodes.Load())
-                out.extend(self.contribute(value.id, item))
-        return out
-
-    def backward_branch(self, op):
-        before = dict(self.cot)
-        body = self.backward_block(op.body)
-        after_body, self.cot = self.cot, dict(before)
-        orelse = self.backward_block(op.orelse)
-        after_else = self.cot
-        self.cot = dict(before)
-        for var in sorted(set(after_body) | set(after_else)):
-            in_body, in_else = after_body.get(var), after_else.get(var)
-            if in_body == in_else:
-                self.cot[var] = in_body
-                continue
-            name = self.cotangent_name(var)
-            _assign_in(body, name, in_body, self.zero, op.lineno)
-            _assign_in(orelse, name, in_else, self.zero, op.lineno)
-            self.cot[var] = name
-        if not body and not orelse:
-            return []
-        return [nodes.if_(nodes.clone(op.test), body or [nodes.Pass()], orelse, op.lineno)]
-
-    # -- accumulation ----------------------------------------------------------
-
-    def contribute(self, var, expr):
-        """Add `expr` to the cotangent of `var` (the paper's ⊕=)."""
-        if var not in self.kinds or not self.kinds[var].active:
-            return []
-        current = self.cot.get(var)
-        if current is None and isinstance(expr, nodes.Name) and var not in self.params:
-            self.cot[var] = expr.id
-            return []
-        name = self.cotangent_name(var)
-        self.cot[var] = name
-        if current is not None:
-            expr = self.add(var, nodes.name(current), expr)
-        return [nodes.assign(name, expr, self.lineno)]
-
-    def add(self, var, left, right):
-        """`left ⊕ right` for cotangents of `var`: `+` for numbers and arrays (`-` for
-        the sum with a negation, `dx - e` for `dx + -e`)."""
-        if self.kinds[var].shape in ("scalar", "array"):
-            if isinstance(right, nodes.UnaryOp) and isinstance(right.op, nodes.USub):
-                return nodes.binop(left, nodes.Sub(), right.operand)
-            return nodes.binop(left, nodes.Add(), right)
-        return nodes.call(nodes.name(self.bindings.object("add", cotangents.add)), [left, right])
-
-    def cotangent_name(self, var):
-        if var not in self.cotangent_names:
-            self.cotangent_names[var] = self.namer.cotangent(var)
-        return self.cotangent_names[var]
-
-    def cotangent_atom(self, var):
-        name = self.cot.get(var)
-        return nodes.name(name) if name is not None else self.zero()
-
-    def zero(self):
-        return nodes.name(self.bindings.object("ZERO", cotangents.ZERO))
-
     # -- helpers ----------------------------------------------------------------
 
     def kind_of(self, atom):
@@ -1039,12 +776,6 @@ def _is_split(call):
     return any(isinstance(a, nodes.Starred) for a in call.args) or any(
         k.arg is None for k in call.keywords)
 
-
-
-def _assign_in(branch, name, value, zero, lineno):
-    if value == name:
-        return
-    branch.append(nodes.assign(name, nodes.name(value) if value else zero(), lineno))
 
 
 def _result_kind(rule, arg_kinds):
