@@ -9,7 +9,7 @@ differentiable parameter in terms of `d[result]` (Tangent's convention)::
         d[x] = d[z] * np.cos(x)
 
 The reverse pass inlines the body where the primitive is called
-(`compiler.instantiate`): parameters
+(`compiler.reverse.instantiate`): parameters
 become the call's arguments, `z` the result, `d[z]` its cotangent, and
 `d[x] = e` an accumulation into the cotangent of the argument bound to `x`.
 Names the body assigns are renamed apart; other names (np, unbroadcast) are

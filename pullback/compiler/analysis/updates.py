@@ -1,7 +1,7 @@
 """Updates in place another name would see: the alias analysis the reverse pass runs.
 
 `Updates` follows one function (or loop body) statement by statement, as the
-reverse pass reads it (`reverse._Reverse` calls `read` and `track`): which
+reverse pass reads it (`reverse.forward._Reverse` calls `read` and `track`): which
 variables may share memory (`aliases.Aliases`), what each statement updates in
 place, what a loop's result and a call's may reach, and where each variable is
 read. `check` then refuses an update that a variable read afterwards would see,

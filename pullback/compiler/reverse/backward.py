@@ -1,4 +1,4 @@
-"""ρ: the pullback, from the operations the forward pass (φ, `reverse`) recorded.
+"""ρ: the pullback, from the operations the forward pass (φ, `forward`) recorded.
 
 Each operation of `ops` has one backward rule here (`RULES`), run in reverse
 order: it reads the cotangent of what the operation made and contributes to the
@@ -8,16 +8,16 @@ that receives no contribution has the symbolic zero and generates no code; nor
 does a variable whose kind is not active.
 """
 
-from ..runtime import calls, cotangents, structures
+from ...runtime import calls, cotangents, structures
+from ..analysis import kinds
+from ..syntax import nodes
 from . import instantiate
-from .analysis import kinds
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
-from .syntax import nodes
 
 
 class Backward:
     """The backward pass of one function, after its forward pass `forward` (a
-    `reverse._Reverse`, whose kinds, shapes, names and bindings it reads, and whose
+    `forward._Reverse`, whose kinds, shapes, names and bindings it reads, and whose
     `lineno` it moves to each operation so that errors name its line)."""
 
     def __init__(self, forward):

@@ -28,14 +28,14 @@ import types
 
 import numpy as np
 
-from .. import errors
-from ..errors import TransformError
-from ..rules import registry
-from ..runtime import calls, custom, introspection, loops, mutation, records, structures
+from ... import errors
+from ...errors import TransformError
+from ...rules import registry
+from ...runtime import calls, custom, introspection, loops, mutation, records, structures
+from ..analysis import invariance, kinds, updates
+from ..syntax import nodes, operators
 from . import backward, callees, instantiate
-from .analysis import invariance, kinds, updates
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
-from .syntax import nodes, operators
 
 _SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
                 "the cotangents of its members; use a list or a tuple")

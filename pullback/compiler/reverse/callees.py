@@ -12,9 +12,9 @@ import builtins
 
 import numpy as np
 
-from ..errors import TransformError
-from .analysis import kinds
-from .syntax import nodes
+from ...errors import TransformError
+from ..analysis import kinds
+from ..syntax import nodes
 
 _MISSING = object()
 

@@ -1,4 +1,4 @@
-"""The operations the forward pass (φ, `reverse`) records, one per statement it
+"""The operations the forward pass (φ, `forward`) records, one per statement it
 differentiates, for the backward pass (ρ, `backward`) to read in reverse order."""
 
 import dataclasses

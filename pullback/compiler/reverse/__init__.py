@@ -1,0 +1,12 @@
+"""Stage 3: the reverse rules, from an ANF function to its forward and pullback.
+
+`forward` is φ: it walks the function forwards, emits the primal and records one
+operation per statement it differentiates (`ops`); `backward` is ρ: it reads them
+in reverse order and writes the pullback. `callees` tells what a call calls
+before the function runs, and `instantiate` inlines a primitive's template at
+its call.
+"""
+
+from .forward import Callee, Result, reverse
+
+__all__ = ["Callee", "Result", "reverse"]
