@@ -9,6 +9,7 @@ import pullback
 import test_calls
 import test_primitives
 from pullback.compiler.frontend import anf, parse
+from pullback.compiler.syntax import annotations, nodes
 
 
 def normalise(fn):
@@ -194,3 +195,11 @@ def test_the_validator_rejects_nested_expressions():
     tree, _ = parse.parse_function(example)
     with pytest.raises(AssertionError, match="expected an atom"):
         anf.check_anf(tree)
+
+
+def test_an_undeclared_annotation_is_refused():
+    tree = nodes.parse("def f(x):\n    return x").body[0]
+    annotations.check(tree)
+    tree.body[0].loop = True
+    with pytest.raises(AssertionError, match="Return.loop is not a declared annotation"):
+        annotations.check(tree)

@@ -27,7 +27,7 @@ import os
 import types
 
 from ..runtime import debugging
-from .syntax import nodes
+from .syntax import annotations, nodes
 
 _SOURCES = {}
 _INDENT = "    "
@@ -47,6 +47,7 @@ def render(tree, origin, checker=None):
       for each of them, the user line it came from (or None); and, by line
       index, the user's nested functions (`def` or `lambda` ast nodes).
     """
+    annotations.check(tree)
     verbatim = {n.name for n in nodes.statements(tree) if isinstance(n, nodes.FunctionDef)
                 and hasattr(n, "captured") and not getattr(n, "loop", False)}
     out = _Renderer(origin, verbatim, checker)

@@ -70,7 +70,7 @@ import collections
 
 from ...errors import TransformError, unsupported
 from ...runtime import loops, mutation
-from ..syntax import nodes, scopes
+from ..syntax import annotations, nodes, scopes
 from ..syntax.naming import Namer
 from . import flow
 
@@ -1130,6 +1130,7 @@ def check_anf(tree):
     if not tree.body or not isinstance(tree.body[-1], nodes.Return):
         raise AssertionError("ANF: the body must end with its only return")
     _check_single_assignment(tree.body, set(_parameters(tree.args)))
+    annotations.check(tree)
 
 
 def _check_single_assignment(statements, assigned):
