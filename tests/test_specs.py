@@ -132,6 +132,25 @@ def test_a_loops_sum_is_the_sum_of_its_steps(helper):
     assert np.allclose(np.asarray(summed(*lists)), by_step)
 
 
+IDENTITY_SAMPLES = {  # a call the identity applies to, and the argument it equals
+    cotangents.unbroadcast: ((rng.standard_normal((2, 3)), rng.standard_normal((2, 3))), 0),
+    cotangents.unreduce: ((1.5, 2.5), 0),
+    cotangents.select: ((True, rng.standard_normal(3)), 1),
+}
+
+
+def test_every_identity_has_a_sample():
+    assert {spec.primitive for spec in registry.specs() if spec.identity} == set(
+        IDENTITY_SAMPLES)
+
+
+@pytest.mark.parametrize("helper", IDENTITY_SAMPLES, ids=lambda f: f.__name__)
+def test_an_identity_is_one(helper):
+    args, position = IDENTITY_SAMPLES[helper]
+    assert registry.spec_of(helper).identity[0] == position
+    assert np.array_equal(helper(*args), args[position])
+
+
 def test_an_unknown_fact_is_refused():
     with pytest.raises(TypeError, match="unknown facts of a primitive: \\['linearr'\\]"):
         pullback.adjoint(np.sinc, linearr=True)(lambda z, x: None)

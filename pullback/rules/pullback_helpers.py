@@ -110,7 +110,8 @@ def fan_out_(z, g, terms):
     d[g] = add_all(d[z])
 
 
-@adjoint(cotangents.unbroadcast, summed=(cotangents.unbroadcast_all, (0,)))
+@adjoint(cotangents.unbroadcast, summed=(cotangents.unbroadcast_all, (0,)),
+         identity=(0, "shaped like the result", 1))
 def unbroadcast_(z, g, x):
     d[g] = rebroadcast(d[z], g)
 
@@ -120,8 +121,10 @@ def rebroadcast_(z, h, g):
     d[h] = unbroadcast(d[z], h)
 
 
-# The products' cotangents have no templates (derivatives of derivatives transform
-# their Python), but a loop sums their steps once (`compiler.optimize.loop_sums`).
+# These helpers have no templates (derivatives of derivatives transform their
+# Python): select(True, g) is g, and a loop sums the products' steps once
+# (`compiler.optimize.loop_sums`).
+declare(cotangents.select, identity=(1, "true", 0))
 declare(cotangents.matmul_left, summed=(cotangents.matmul_left_all, (0, 2)))
 declare(cotangents.matmul_right, summed=(cotangents.matmul_right_all, (0, 1)))
 
@@ -131,7 +134,7 @@ def reshape_like_(z, g, x, order="C"):
     d[g] = reshape_like(d[z], g, order)
 
 
-@adjoint(cotangents.unreduce)
+@adjoint(cotangents.unreduce, identity=(0, "scalar", 1))
 def unreduce_(z, g, x, axis=None, keepdims=False):
     d[g] = np.sum(d[z], axis=axis, keepdims=keepdims)
 

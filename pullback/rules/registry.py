@@ -32,11 +32,14 @@ class _Cotangents:
 
 d = _Cotangents()
 
-FACTS = ("linear", "absorbing", "view", "copy", "items", "shift", "summed")
+FACTS = ("linear", "absorbing", "view", "copy", "items", "shift", "summed", "identity")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
 """How a constant shift may pass through a primitive (`Spec.shift`)."""
+
+IDENTITY_TESTS = ("shaped like the result", "scalar", "true")
+"""When a helper's call is one of its arguments (`Spec.identity`)."""
 
 
 @dataclasses.dataclass
@@ -75,6 +78,11 @@ class Spec:
       summed: `(its sum over a loop's steps, the positions of the arguments that
         change per step)`, for a linear helper whose other arguments a loop keeps
         (`compiler.optimize.loop_sums`).
+      identity: `(position, test, tested)`: a call of this helper in a template is
+        its argument at `position` when its argument at `tested` passes `test`
+        (one of `IDENTITY_TESTS`): has the shape of the result of the primitive
+        whose template it is in, is a scalar, or is the constant True. Applied
+        as the template is inlined (`compiler.reverse.instantiate`).
     """
 
     primitive: object
@@ -88,11 +96,14 @@ class Spec:
     items: bool = False
     shift: str = None
     summed: tuple = None
+    identity: tuple = None
     _layouts: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):
         if self.shift not in (None, *SHIFTS):
             raise ValueError(f"shift must be one of {SHIFTS}, not {self.shift!r}")
+        if self.identity is not None and self.identity[1] not in IDENTITY_TESTS:
+            raise ValueError(f"an identity's test must be one of {IDENTITY_TESTS}")
         if self.linear and not self.absorbing:
             self.absorbing = True
 

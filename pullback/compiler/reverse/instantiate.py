@@ -180,12 +180,9 @@ class _Substituter:
 
     def copy_Call(self, node):
         fn = self.lookup(node.func)
-        if fn in (cotangents.unbroadcast, cotangents.unreduce) and self.is_scalar_reduction(
-            fn, node.args
-        ):
-            return self.copy(node.args[0])
-        if fn is cotangents.select and nodes.is_constant(self.copy(node.args[0]), True):
-            return self.copy(node.args[1])
+        identity = registry.holds(fn, "identity") if fn is not None else None
+        if identity is not None and self.passes(identity[1], node.args, identity[2]):
+            return self.copy(node.args[identity[0]])
         node = self.copy_fields(node)
         if _is_pure(fn) and all(isinstance(a, nodes.Constant) for a in node.args) and not (
             node.keywords
@@ -195,15 +192,18 @@ class _Substituter:
             node.args = _without_default_tail(fn, node.args)
         return node
 
-    def is_scalar_reduction(self, fn, args):
-        """Whether `unbroadcast(g, x)` or `unreduce(g, x, ...)` here is just `g`."""
-        target = args[1] if len(args) > 1 else None
-        shape = self.shapes.get(target.id) if isinstance(target, nodes.Name) else None
+    def passes(self, test, args, position):
+        """Whether the template's argument atom `args[position]` passes `test` (one of
+        `registry.IDENTITY_TESTS`) at this call site."""
+        if position >= len(args):
+            return False
+        if test == "true":
+            return nodes.is_constant(self.copy(args[position]), True)
+        atom = args[position]
+        shape = self.shapes.get(atom.id) if isinstance(atom, nodes.Name) else None
         if shape is None:
             return False
-        if fn is cotangents.unbroadcast:
-            return shape == self.shapes[self.result_param]
-        return shape == "scalar"
+        return shape == ("scalar" if test == "scalar" else self.shapes[self.result_param])
 
     def copy_BinOp(self, node):
         node = self.copy_fields(node)
