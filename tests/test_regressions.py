@@ -857,3 +857,38 @@ def sine_and_cube_of_vectors(x, y):
 def test_check_grads_goes_to_any_order():
     check_grads(sine_and_cube_of_vectors, (np.array([0.3, 0.5]), np.array([0.7, -0.2])),
                 order=4)
+
+
+# -- a slice of a list assigned ---------------------------------------------------------
+
+
+def slice_of_a_list_assigned(x):
+    items = [x, x * 2.0, 3.0]
+    items[0:2] = [5.0 * x, x]
+    return items[0] * items[1] + items[2]
+
+
+def slice_of_a_list_assigned_a_tuple(x):
+    items = [x, x * 2.0]
+    items[1:] = (x * x,)
+    return items[0] * items[1]
+
+
+def slice_of_a_list_assigned_more_items(x):
+    items = [x, x * 2.0]
+    items[0:1] = [5.0 * x, x]
+    return items[0] * items[1]
+
+
+def test_a_slice_of_a_list_assigned_as_many_items():
+    """Found trying list methods after the fuzzer: the pullback crashed zeroing a slice."""
+    assert pullback.grad(slice_of_a_list_assigned)(1.5) == pytest.approx(15.0)
+    assert pullback.grad(slice_of_a_list_assigned_a_tuple)(1.5) == pytest.approx(3 * 1.5 ** 2)
+    for fn in (slice_of_a_list_assigned, slice_of_a_list_assigned_a_tuple):
+        check_grads(fn, (1.5,), order=2)
+
+
+def test_a_slice_of_a_list_assigned_another_number_of_items_is_refused():
+    with pytest.raises(TransformError, match="a slice of a list may only be assigned") as error:
+        pullback.grad(slice_of_a_list_assigned_more_items)(1.5)
+    assert error.value.lineno == slice_of_a_list_assigned_more_items.__code__.co_firstlineno + 2

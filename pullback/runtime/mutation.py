@@ -26,6 +26,13 @@ def with_item(x, index, value):
     if not isinstance(x, (np.ndarray, list, dict)):
         raise TransformError(f"item assignment into a {type(x).__name__}: pullback updates "
                              "arrays, lists and dicts", construct="item assignment")
+    if isinstance(x, list) and isinstance(index, slice) and not (
+            isinstance(value, (list, tuple))
+            and len(value) == len(range(*index.indices(len(x))))):
+        raise TransformError("a slice of a list may only be assigned a list or tuple of as "
+                             "many items as it holds (the list's length would change): "
+                             "build a new list instead, xs = xs[:i] + new + xs[j:]",
+                             construct="slice assignment")
     result = x.copy()
     result[index] = value
     return result
@@ -74,7 +81,10 @@ def without_item(g, index):
         result[index] = 0.0
         return result
     result = g.copy() if isinstance(g, (list, dict)) else list(g)
-    result[index] = ZERO
+    if isinstance(index, slice):  # a slice of a list, assigned as many items as it holds
+        result[index] = [ZERO] * len(range(*index.indices(len(result))))
+    else:
+        result[index] = ZERO
     return result if not isinstance(g, tuple) else tuple(result)
 
 
@@ -86,7 +96,10 @@ def written_item(g, index, value, updated):
     if g is ZERO or (isinstance(updated, np.ndarray) and not is_differentiable(updated)):
         return ZERO
     item = g[index]
-    return unbroadcast(item, value) if isinstance(updated, np.ndarray) else item
+    if isinstance(updated, np.ndarray):
+        return unbroadcast(item, value)
+    return type(value)(item) if isinstance(index, slice) and isinstance(value, (list, tuple)) else (
+        item)
 
 
 def written_item_adjoint(h, g, index, value, updated):
