@@ -52,7 +52,7 @@ class _Block:
         out = list(statements)
         chains = {}  # cotangent name -> (array name, [positions], [(term, index)])
         for position, stmt in enumerate(statements):
-            out[position] = stmt = self.nested(stmt)
+            out[position] = stmt = nodes.with_blocks(stmt, self.rewrite)
             target = nodes.single_target(stmt)
             link = self.link(stmt, target, chains)
             touched, stored = nodes.reads(stmt) | nodes.stores(stmt), nodes.stores(stmt)
@@ -71,12 +71,6 @@ class _Block:
         for total, chain in chains.items():
             self.close(out, total, *chain)
         return [stmt for stmt in out if stmt is not None]
-
-    def nested(self, stmt):
-        if isinstance(stmt, (nodes.If, nodes.For, nodes.While)):
-            return nodes.replaced(stmt, body=self.rewrite(stmt.body),
-                                  orelse=self.rewrite(stmt.orelse))
-        return stmt
 
     def scattered(self, stmt):
         """For `d = unindex(g, x, index)` with a name `x`, the call."""

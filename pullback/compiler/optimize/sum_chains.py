@@ -39,7 +39,7 @@ class _Chains:
         out = list(statements)
         chains = {}  # running sum -> ([positions of its sums in `out`], [terms])
         for position, stmt in enumerate(statements):
-            out[position] = stmt = self.nested(stmt)
+            out[position] = stmt = nodes.with_blocks(stmt, self.rewrite)
             link = self.link(stmt)
             touched = nodes.reads(stmt) | nodes.stores(stmt)
             for total in [t for t, (_, terms) in chains.items()
@@ -53,12 +53,6 @@ class _Chains:
         for total, (positions, terms) in chains.items():
             self.close(out, total, positions, terms)
         return [stmt for stmt in out if stmt is not None]
-
-    def nested(self, stmt):
-        if isinstance(stmt, (nodes.If, nodes.For, nodes.While)):
-            return nodes.replaced(stmt, body=self.rewrite(stmt.body),
-                                  orelse=self.rewrite(stmt.orelse))
-        return stmt
 
     def link(self, stmt):
         """For `total = add(total, term)` with a name `term` other than `total`, `total`."""

@@ -343,6 +343,14 @@ def replaced(node, **fields):
     return new
 
 
+def with_blocks(stmt, rewrite):
+    """`stmt` with `rewrite` applied to its blocks when it is an `if`, `for` or `while`
+    (a copy), else `stmt` itself."""
+    if isinstance(stmt, (gast.If, gast.For, gast.While)):
+        return replaced(stmt, body=rewrite(stmt.body), orelse=rewrite(stmt.orelse))
+    return stmt
+
+
 def statements(tree):
     """Every statement of `tree` and of the blocks nested in it (not expressions)."""
     pending = [tree]
