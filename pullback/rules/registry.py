@@ -189,26 +189,24 @@ def nondifferentiable(*primitives, result=None):
 def declare(*primitives, **facts):
     """Record `facts` (see `Spec`) of `primitives` that have no template of their
     own: helpers transformed as Python for derivatives of derivatives."""
+    _check_fields(facts)
     for primitive in primitives:
         spec = _SPECS.get(key(primitive))
-        if spec is None:
-            _register(primitive, **facts)
-        else:
-            _register(primitive, **{**_fields(spec), **facts})
+        _SPECS[key(primitive)] = (Spec(primitive, **facts) if spec is None
+                                  else dataclasses.replace(spec, **facts))
 
 
 def _register(primitive, **fields):
     """A new spec of `primitive`, in place of the one it had."""
+    _check_fields(fields)
+    _SPECS[key(primitive)] = Spec(primitive, **fields)
+
+
+def _check_fields(fields):
     unknown = set(fields) - {"template", "result", "nondifferentiable", *FACTS}
     if unknown:
         raise TypeError(f"unknown facts of a primitive: {sorted(unknown)}; "
                         f"a spec holds {', '.join(FACTS)}")
-    _SPECS[key(primitive)] = Spec(primitive, **fields)
-
-
-def _fields(spec):
-    return {name: getattr(spec, name) for name in ("template", "result", "nondifferentiable",
-                                                   *FACTS)}
 
 
 def spec_of(fn):
