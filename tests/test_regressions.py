@@ -880,6 +880,27 @@ def slice_of_a_list_assigned_more_items(x):
     return items[0] * items[1]
 
 
+def slices_assigned_in_a_loop(x):
+    items = [x, 2.0 * x, 3.0]
+    for i in range(2):
+        items[i:i + 1] = [items[i] * x]
+    return items[0] + items[1] * items[2]
+
+
+def slice_assigned_from_a_record(p):
+    items = [p.a, p.b, 1.0]
+    items[1:3] = (p.a * p.b, p.b)
+    return items[0] * items[1] + items[2]
+
+
+def test_slices_of_a_list_assigned_in_a_loop_and_from_a_record():
+    assert pullback.grad(slices_assigned_in_a_loop)(1.3) == pytest.approx(2 * 1.3 + 12 * 1.3)
+    grad = pullback.grad(slice_assigned_from_a_record)(Pt(0.7, 1.1))
+    assert (grad.a, grad.b) == pytest.approx((2 * 0.7 * 1.1, 0.7 ** 2 + 1.0))
+    check_grads(slices_assigned_in_a_loop, (1.3,), order=2)
+    check_grads(slice_assigned_from_a_record, (Pt(0.7, 1.1),), order=2)
+
+
 def test_a_slice_of_a_list_assigned_as_many_items():
     """Found trying list methods after the fuzzer: the pullback crashed zeroing a slice."""
     assert pullback.grad(slice_of_a_list_assigned)(1.5) == pytest.approx(15.0)
