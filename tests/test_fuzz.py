@@ -85,6 +85,10 @@ FOUND = {
         "def f(x):\n    if 1.0:\n        x /= 2.0\n    else:\n        x *= 2.0\n"
         "        return [np.outer(x, 1.0) for g in [1.0]]\n    return x - 0.5",
         "(np.array([-0.98, 1.24]),)", (V,)),
+    "update whose value calls a closure reading the updated name": (
+        "def f(x):\n    v = np.tanh(x)\n    a = v\n"
+        "    a *= (lambda t: t - np.sum(a))(1.0)\n    return np.sum(v)",
+        "(np.array([-0.8, 1.2]),)", (V,)),
     "closure from a factory, its capture updated through an alias": (
         "def f(x):\n    def mk():\n        return lambda t: t * np.prod(x)\n\n    g = mk()\n"
         "    a = x\n    for i in range(1):\n        a += np.ones(2)\n    return g(2.0)",

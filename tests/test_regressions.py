@@ -756,6 +756,19 @@ def diagonal_read_after_an_update(x):
     return np.sum(v)
 
 
+def update_whose_value_calls_a_closure_reading_it(x):
+    a = x
+    a *= (lambda t: t - np.sum(a))(1.0)
+    return np.sum(x)
+
+
+def update_in_a_branch_whose_value_calls_a_closure_reading_it(x):
+    a = x
+    if np.sum(x) > 0.0:
+        a *= (lambda t: t - np.sum(a))(1.0)
+    return np.sum(x)
+
+
 def closure_from_a_factory_before_a_copy_is_updated(x):
     def make():
         return lambda t: t * np.prod(x)
@@ -794,6 +807,12 @@ def argument_updated_by_a_call_and_not_read_again(x):
                                          "its memory, is read at line {5}"),
     (default_of_a_lambda_sees_an_update, 3, "a \\+= ... updates a in place, and g, which "
                                             "shares its memory, is read at line {4}"),
+    # found by the fuzzer (seed 11): the closure's capture renamed the version the update
+    # named, so the update was lost
+    (update_whose_value_calls_a_closure_reading_it, 2,
+     "a \\*= ... updates a in place, and x, which shares its memory, is read at line {3}"),
+    (update_in_a_branch_whose_value_calls_a_closure_reading_it, 3,
+     "a \\*= ... updates a in place, and x, which shares its memory, is read at line {4}"),
     # views and items a spec did not declare (found checking every spec against NumPy)
     (rows_of_a_list_updated, 2, "rows\\[...\\]\\[...\\] = ... updates rows in place, "
                                 "and x, which shares its memory, is read at line {3}"),

@@ -1117,6 +1117,7 @@ def _rename(branch, old, new):
         for node in nodes.walk(stmt):
             if isinstance(node, nodes.Name) and node.id == old:
                 node.id = new
+            annotations.rename_version(node, old, new)
 
 
 # -- the validator ---------------------------------------------------------------
@@ -1125,12 +1126,24 @@ def _rename(branch, old, new):
 def check_anf(tree):
     """Raise AssertionError unless FunctionDef `tree` has only the forms above, each
     local assigned once on any path and each statement on a line of the user's code
-    (which messages name): a broken contract is a bug of pullback's."""
+    (which messages name), each update naming a version it reads: a broken contract
+    is a bug of pullback's."""
     _check_block(tree.body, top=True)
     if not tree.body or not isinstance(tree.body[-1], nodes.Return):
         raise AssertionError("ANF: the body must end with its only return")
     _check_single_assignment(tree.body, set(_parameters(tree.args)))
     annotations.check(tree)
+    _check_updates(tree)
+
+
+def _check_updates(tree):
+    """Raise AssertionError unless each update in place names, as the version it
+    updates, a name its statement reads (a rename must follow it)."""
+    for node in nodes.walk(tree):
+        updates = getattr(node, "updates", None)
+        if updates is not None and updates[1] not in nodes.reads(node.value):
+            raise AssertionError(f"ANF: the update of {updates[0]} at line {node.lineno} "
+                                 f"names {updates[1]}, which it does not read")
 
 
 def _check_single_assignment(statements, assigned):

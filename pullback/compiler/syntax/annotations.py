@@ -40,6 +40,17 @@ ANNOTATIONS = {
 """name -> (the node classes that may carry it, who sets it and who reads it)."""
 
 
+def rename_version(node, old, new):
+    """Rename version `old` to `new` in the annotations of `node` that name versions
+    (`updates`, `written_back`), as a rename of its Name nodes does in its code."""
+    updates = getattr(node, "updates", None)
+    if updates is not None and updates[1] == old:
+        node.updates = (updates[0], new)
+    written = getattr(node, "written_back", None)
+    if written is not None:
+        node.written_back = [new if name == old else name for name in written]
+
+
 def extra_attributes(node):
     """The attributes of gast `node` that are neither its fields nor its positions."""
     return set(vars(node)) - set(node._fields) - set(getattr(node, "_attributes", ()))
