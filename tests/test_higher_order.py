@@ -180,7 +180,7 @@ def test_source_of_grad_is_the_second_order_code():
     text = pullback.source(grad(f_for_source, (0, 1)), 1.0, 2.0)
     assert "def f_for_source_fwd_fwd(a, b):" in text
     assert "def f_for_source_pullback_fwd(dout):" in text
-    assert "return ((ZERO_1, da_plus_b_1, db_2), ddout)" in text
+    assert "return ((ZERO_1, da_plus_b_1, db_1), ddout)" in text
 
 
 def test_source_of_grad_of_grad_is_third_order():

@@ -117,8 +117,8 @@ def add(x, y):
 def add_all(terms):
     """The sum of the cotangents in tuple `terms`, made at once: each array of the
     result is a new one that the other terms are added into in place (or the only
-    term that is not `ZERO`). The optimiser writes it for a cotangent summed from
-    several terms (`sum_chains`)."""
+    term that is not `ZERO`). Generated code sums the cotangent of a value that is not
+    a number or an array with it when it has three terms or more (`ir.lower`)."""
     if terms is ZERO:
         return ZERO
     present = [t for t in terms if t is not ZERO]

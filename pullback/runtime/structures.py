@@ -44,9 +44,9 @@ def unindex_all(gs, x, indices):
     """The sum of `unindex(g, x, index)` over the cotangents `gs` and `indices`.
 
     The optimiser writes it for the cotangents of several parts of one array
-    (`accumulation`): they are put in one array of zeros, the first scattered
-    into it and the others added into it in place, or, when the parts tile the
-    array (`_tile`), each written into an empty one. Its transpose is `indexed_all`.
+    (the rewrite rule `sums.summed_helpers`): they are put in one array of zeros,
+    the first scattered into it and the others added into it in place, or, when the
+    parts tile the array (`_tile`), each written into an empty one. Its transpose is `indexed_all`.
     """
     if gs is ZERO:
         return ZERO

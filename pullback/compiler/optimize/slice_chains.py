@@ -2,8 +2,8 @@
 
 An LSTM cell reads its gates as `gates[:n]`, `gates[n:2 * n]`, ..., `gates[4 * n:]`;
 their cotangents, in that order, joined (`np.concatenate`) are the cotangent of
-`gates`, which is what a person writes. `accumulation` asks `chain` for that order
-before it writes `unindex_all`, and writes `unindex_tiles` when there is one.
+`gates`, which is what a person writes. The rewrite rule `sums.joined_slices` asks
+`chain` for that order, and writes `unindex_tiles` for `unindex_all` when there is one.
 
 A chain starts at a slice from the start of the axis and goes on from each stop to
 the slice starting there, to a slice going to the end. A stop and a start are taken

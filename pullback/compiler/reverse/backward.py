@@ -2,16 +2,20 @@
 
 Each operation of `ops` has one backward rule here (`RULES`), run in reverse
 order: it reads the cotangent of what the operation made and contributes to the
-cotangents of what it read (the paper's ⊕=, `contribute`). The first
-contribution to the cotangent of `x` binds `dx`; later ones add to it. A variable
-that receives no contribution has the symbolic zero and generates no code; nor
-does a variable whose kind is not active.
+cotangents of what it read (the paper's ⊕=, `contribute`). Contributions are
+collected, not added where they are made: the cotangent of `x` is written once,
+as one `ir.Sum` of them all, where the walk back reaches `x`'s definition (or the
+end, for parameters and free variables). A variable that receives no
+contribution has the symbolic zero and generates no code; nor does a variable
+whose kind is not active. The body is in the IR of `optimize.ir`.
 """
 
 from ...runtime import calls, cotangents, structures
+from .. import ir
 from ..analysis import kinds
 from ..syntax import nodes
 from . import instantiate
+from . import ops as ops_
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
 
 
@@ -24,8 +28,11 @@ class Backward:
         self.forward = forward
         self.namer = forward.namer
         self.bindings = forward.bindings
-        self.cot = {}  # variable -> the name holding its cotangent so far
+        self.terms = {}  # variable -> the contributions to its cotangent so far
+        self.written = []  # the sums `cotangent` wrote, for `block` to put in place
         self.cotangent_names = {}
+        self.assigned = set()
+        self.names = {}  # variable -> the names `new_name` gave its cotangents
 
     @property
     def lineno(self):
@@ -37,15 +44,16 @@ class Backward:
         return statement and the kind of what it returns."""
         name = self.namer.fresh(self.forward.tree.name.rstrip("_") + "_pullback")
         returned = ret.value.id if isinstance(ret.value, nodes.Name) else None
-        param = self.cotangent_name(returned or "out")
+        param = self.new_name(returned or "out")
         body = []
         if returned is not None and result_kind.active:
-            self.cot[returned] = param
+            self.terms[returned] = [(nodes.name(param), ret.lineno)]
             body = self.block(ops)
         env = self.zero()
-        if any(v in self.cot for v in self.forward.freevars):
+        if any(self.terms.get(v) for v in self.forward.freevars):
             env = nodes.tuple_([self.cotangent_atom(v) for v in self.forward.freevars])
         results = [env] + [self.cotangent_atom(p) for p in self.forward.params]
+        body += self.take_written()
         body.append(nodes.return_(nodes.tuple_(results)))
         node = nodes.function_def(name, [param], body, ret.lineno)
         node.pullback = True
@@ -55,20 +63,25 @@ class Backward:
         out = []
         for op in reversed(ops):
             self.forward.lineno = op.lineno
-            out.extend(RULES[type(op)](self, op))
+            statements = RULES[type(op)](self, op)
+            out += self.take_written() + statements
         return out
 
+    def take_written(self):
+        written, self.written = self.written, []
+        return written
+
     def copy(self, op):
-        if op.target not in self.cot:
-            return []
-        return self.contribute(op.source, nodes.name(self.cot[op.target]))
+        if self.terms.get(op.target):
+            self.contribute(op.source, nodes.name(self.cotangent(op.target)))
+        return []
 
     def primitive(self, op):
-        if op.target not in self.cot:
+        if not self.terms.get(op.target):
             return []
         instance = self.forward.located(
-            instantiate.instantiate, op.rule, op.args, op.keywords, op.target, self.cot[op.target],
-            self.namer, self.bindings.object, self.forward.shape_of,
+            instantiate.instantiate, op.rule, op.args, op.keywords, op.target,
+            self.cotangent(op.target), self.namer, self.bindings.object, self.forward.shape_of,
         )
         out = []
         for kind, payload in instance.statements:
@@ -78,79 +91,73 @@ class Backward:
             param, expr = payload
             atom = instance.arguments.get(param)
             if isinstance(atom, nodes.Name):
-                out.extend(self.contribute(atom.id, expr))
+                self.contribute(atom.id, expr)
             elif isinstance(atom, nodes.Tuple) and self.forward.kind_of(atom).active:
                 parts = self.namer.fresh(self.cotangent_name(param))
                 out.append(nodes.assign(parts, expr, self.lineno))
-                out.extend(self.distribute(parts, [(nodes.constant(i), e)
-                                                   for i, e in enumerate(atom.elts)]))
+                self.distribute(parts, [(nodes.constant(i), e) for i, e in enumerate(atom.elts)])
         return out
 
     def call(self, op):
-        if op.target not in self.cot:
+        if not self.terms.get(op.target):
             return []
-        targets, later, seen = [], [], set()
+        targets, contributions = [], []
         for atom in op.bound:
-            var = atom.id if isinstance(atom, nodes.Name) else None
-            if var is None or not self.forward.kind_of(atom).active:
+            if not isinstance(atom, nodes.Name) or not self.forward.kind_of(atom).active:
                 targets.append(None)
-            elif var not in self.cot and var not in seen:
-                seen.add(var)
-                name = self.cotangent_name(var)
-                self.cot[var] = name
-                targets.append(name)
-            else:
-                temp = self.namer.fresh(self.cotangent_name(var))
-                targets.append(temp)
-                later.append((var, temp))
-        call = nodes.call(nodes.name(op.pullback), [nodes.name(self.cot[op.target])])
+                continue
+            targets.append(self.new_name(atom.id))
+            contributions.append((atom.id, targets[-1]))
+        call = nodes.call(nodes.name(op.pullback), [nodes.name(self.cotangent(op.target))])
         if op.split:
             split = self.bindings.object("split_cotangents", calls.split_cotangents)
             call = nodes.call(nodes.name(split), [call] + [nodes.clone(a) for a in op.bound[1:]])
-        out = [nodes.unpack(targets, call, self.lineno)]
-        for var, temp in later:
-            out.extend(self.contribute(var, nodes.name(temp)))
-        return out
+        for var, target in contributions:
+            self.contribute(var, nodes.name(target))
+        return [nodes.unpack(targets, call, self.lineno)]
 
     def unpack(self, op):
-        items = [nodes.name(self.cot[t]) if t in self.cot else self.zero() for t in op.targets]
-        if not any(t in self.cot for t in op.targets):
+        if not any(self.terms.get(t) for t in op.targets):
             return []
+        items = [self.cotangent_atom(t) for t in op.targets]
         if isinstance(op.container, kinds.Container) and op.container.type in (tuple, list):
             packed = (nodes.tuple_ if op.container.type is tuple else nodes.list_)(items)
         else:
             repack = self.bindings.object("repack", structures.repack)
             packed = nodes.call(nodes.name(repack), [nodes.name(op.source), nodes.tuple_(items)])
-        return self.contribute(op.source, packed)
+        self.contribute(op.source, packed)
+        return []
 
     def build(self, op):
-        if op.target not in self.cot:
+        if not self.terms.get(op.target):
             return []
         if not op.unpacks:
-            return self.distribute(self.cot[op.target], zip(op.keys, op.values))
+            self.distribute(self.cotangent(op.target), zip(op.keys, op.values))
+            return []
         parts = self.namer.fresh(self.cotangent_name(op.target) + "_parts")
         helper = nodes.name(self.bindings.object(op.unpacks.__name__, op.unpacks))
-        split = nodes.call(helper, [nodes.name(self.cot[op.target]), nodes.tuple_(op.values),
-                                    nodes.tuple_(op.keys)])
-        positions = [nodes.constant(i) for i in range(len(op.values))]
-        return [nodes.assign(parts, split, self.lineno)] + self.distribute(
-            parts, zip(positions, op.values))
+        split = nodes.call(helper, [nodes.name(self.cotangent(op.target)),
+                                    nodes.tuple_(op.values), nodes.tuple_(op.keys)])
+        self.distribute(parts, zip([nodes.constant(i) for i in range(len(op.values))],
+                                   op.values))
+        return [nodes.assign(parts, split, self.lineno)]
 
     def closure(self, op):
         """ρ of a closure: its cotangent holds its free variables' ([dw1, ..., dwl] ⊕= dg),
         then its defaults' (see `calls.with_defaults`)."""
         if op.group is not None:
             return self.closure_group(op.group)
-        if op.target not in self.cot:
+        if not self.terms.get(op.target):
             return []
         held = list(map(nodes.name, op.captured)) + op.defaults
         positions = [nodes.constant(i) for i in range(len(held))]
-        return self.distribute(self.cot[op.target], zip(positions, held))
+        self.distribute(self.cotangent(op.target), zip(positions, held))
+        return []
 
     def closure_group(self, group):
         """ρ of closures that read one another: their cotangents nest as deep as the
         recursion went, and `unroll` sums them per variable read."""
-        if not any(op.target in self.cot for op in group):
+        if not any(self.terms.get(op.target) for op in group):
             return []
         names = [nodes.constant(op.target) for op in group]
         cotangents_ = nodes.Dict(keys=names, values=[self.cotangent_atom(op.target)
@@ -161,61 +168,83 @@ class Backward:
         totals = self.namer.fresh(self.cotangent_name(group[0].target) + "_group")
         members = {op.target for op in group}
         read = sorted({v for op in group for v in op.captured} - members)
-        return [nodes.assign(totals, nodes.call(unroll, [cotangents_, layouts]), self.lineno)] + (
-            self.distribute(totals, [(nodes.constant(v), nodes.name(v)) for v in read]))
+        self.distribute(totals, [(nodes.constant(v), nodes.name(v)) for v in read])
+        return [nodes.assign(totals, nodes.call(unroll, [cotangents_, layouts]), self.lineno)]
 
     def distribute(self, container, items):
         """`dv ⊕= container[key]` for each (key, atom v) of `items` that is active."""
-        out = []
         for key, value in items:
             if isinstance(value, nodes.Name) and self.forward.kind_of(value).active:
                 item = nodes.Subscript(value=nodes.name(container), slice=nodes.clone(key),
                                        ctx=nodes.Load())
-                out.extend(self.contribute(value.id, item))
-        return out
+                self.contribute(value.id, item)
 
     def branch(self, op):
-        before = dict(self.cot)
+        """ρ of an `if`: each branch's rules run from the contributions made after it;
+        a cotangent either branch adds to is summed in both, under one name, from the
+        sum of those made after (written before the `if`)."""
+        defined = ops_.defines(op)
+        out = [self.sum_before(var, op.lineno) for var in sorted(ops_.reads(op) - defined)
+               if _summed(self.terms.get(var, ()))]
+        before = {var: list(terms) for var, terms in self.terms.items()}
         body = self.block(op.body)
-        after_body, self.cot = self.cot, dict(before)
+        after_body, self.terms = self.terms, {var: list(t) for var, t in before.items()}
         orelse = self.block(op.orelse)
-        after_else = self.cot
-        self.cot = dict(before)
-        for var in sorted(set(after_body) | set(after_else)):
-            in_body, in_else = after_body.get(var), after_else.get(var)
-            if in_body == in_else:
-                self.cot[var] = in_body
+        after_else, self.terms = self.terms, {var: t for var, t in before.items()
+                                              if var not in defined}
+        for var in sorted((set(after_body) | set(after_else)) - defined):
+            in_body, in_else = after_body.get(var, []), after_else.get(var, [])
+            if _same(in_body, in_else):
                 continue
-            name = self.cotangent_name(var)
-            _assign_in(body, name, in_body, self.zero, op.lineno)
-            _assign_in(orelse, name, in_else, self.zero, op.lineno)
-            self.cot[var] = name
+            name = self.new_name(var)
+            body.append(self.sum_into(name, var, in_body, op.lineno))
+            orelse.append(self.sum_into(name, var, in_else, op.lineno))
+            self.terms[var] = [(nodes.name(name), op.lineno)]
         if not body and not orelse:
-            return []
-        return [nodes.if_(nodes.clone(op.test), body or [nodes.Pass()], orelse, op.lineno)]
+            return out
+        return out + [nodes.if_(nodes.clone(op.test), body or [nodes.Pass()], orelse,
+                                op.lineno)]
 
-    def contribute(self, var, expr):
-        """Add `expr` to the cotangent of `var` (the paper's ⊕=)."""
-        if var not in self.forward.kinds or not self.forward.kinds[var].active:
-            return []
-        current = self.cot.get(var)
-        if current is None and isinstance(expr, nodes.Name) and var not in self.forward.params:
-            self.cot[var] = expr.id
-            return []
+    def sum_before(self, var, lineno):
+        """`dv = ` the sum of the contributions to `var` so far, which it then holds."""
+        stmt = self.sum_into(self.new_name(var), var, self.terms[var], lineno)
+        self.terms[var] = [(nodes.name(stmt.targets[0].id), nodes.lineno_of(stmt))]
+        return stmt
+
+    def contribute(self, var, expr, lineno=None):
+        """Add `expr` to the cotangent of `var` (the paper's ⊕=); it comes from line
+        `lineno` (the operation's)."""
+        if var in self.forward.kinds and self.forward.kinds[var].active:
+            self.terms.setdefault(var, []).append((expr, lineno or self.lineno))
+
+    def cotangent(self, var):
+        """The name holding the cotangent of `var`, which has contributions: their sum,
+        written (`written`) unless it is one name already."""
+        terms = self.terms[var]
+        first = terms[0][0]
+        if len(terms) == 1 and isinstance(first, nodes.Name) and (
+                var not in self.forward.params or first.id in self.names.get(var, ())):
+            return first.id
+        self.written.append(self.sum_before(var, None))
+        return self.written[-1].targets[0].id
+
+    def sum_into(self, name, var, terms, lineno=None):
+        """`name = ` the sum of the contributions `terms` to the cotangent of `var`, on
+        their line when they come from one, else on `lineno` (the operation's)."""
+        shape = self.forward.kinds[var].shape
+        kind = ir.NUMBER if shape in ("scalar", "array") else ir.ANY
+        lines = {line for _, line in terms}
+        line = lines.pop() if len(lines) == 1 else lineno or self.lineno
+        return nodes.assign(name, ir.sum_of([t for t, _ in terms], kind, self.zero().id), line)
+
+    def new_name(self, var):
+        """A name for a cotangent of `var` not assigned before: `dx`, then `dx_1`, ..."""
         name = self.cotangent_name(var)
-        self.cot[var] = name
-        if current is not None:
-            expr = self.add(var, nodes.name(current), expr)
-        return [nodes.assign(name, expr, self.lineno)]
-
-    def add(self, var, left, right):
-        """`left ⊕ right` for cotangents of `var`: `+` for numbers and arrays (`-` for
-        the sum with a negation, `dx - e` for `dx + -e`)."""
-        if self.forward.kinds[var].shape in ("scalar", "array"):
-            if isinstance(right, nodes.UnaryOp) and isinstance(right.op, nodes.USub):
-                return nodes.binop(left, nodes.Sub(), right.operand)
-            return nodes.binop(left, nodes.Add(), right)
-        return nodes.call(nodes.name(self.bindings.object("add", cotangents.add)), [left, right])
+        if name in self.assigned:
+            name = self.namer.fresh(name)
+        self.assigned.add(name)
+        self.names.setdefault(var, set()).add(name)
+        return name
 
     def cotangent_name(self, var):
         if var not in self.cotangent_names:
@@ -223,8 +252,7 @@ class Backward:
         return self.cotangent_names[var]
 
     def cotangent_atom(self, var):
-        name = self.cot.get(var)
-        return nodes.name(name) if name is not None else self.zero()
+        return nodes.name(self.cotangent(var)) if self.terms.get(var) else self.zero()
 
     def zero(self):
         return nodes.name(self.bindings.object("ZERO", cotangents.ZERO))
@@ -242,9 +270,11 @@ RULES = {
 """The backward rule (ρ) of each kind of operation."""
 
 
-def _assign_in(branch, name, value, zero, lineno):
-    if value == name:
-        return
-    branch.append(nodes.assign(name, nodes.name(value) if value else zero(), lineno))
+def _summed(terms):
+    """Whether contributions `terms` are more than one name: a sum or an expression."""
+    return len(terms) > 1 or bool(terms) and not isinstance(terms[0][0], nodes.Name)
 
 
+def _same(terms, others):
+    """Whether two lists of contributions are the same nodes."""
+    return len(terms) == len(others) and all(a is b for a, b in zip(terms, others))

@@ -3,6 +3,8 @@ differentiates, for the backward pass (ρ, `backward`) to read in reverse order.
 
 import dataclasses
 
+from ..syntax import nodes
+
 
 @dataclasses.dataclass
 class Copy:
@@ -63,3 +65,44 @@ class Branch:
     body: list
     orelse: list
     lineno: int
+
+
+def reads(op):
+    """The variables the operations `op` (one, or a list) read, at any depth."""
+    found = set()
+    for one in op if isinstance(op, list) else [op]:
+        if isinstance(one, Branch):
+            found |= reads(one.body) | reads(one.orelse)
+        else:
+            found |= {name for atom in _ATOMS[type(one)](one) for name in _names(atom)}
+    return found
+
+
+def defines(op):
+    """The variables the operations `op` (one, or a list) define, at any depth."""
+    found = set()
+    for one in op if isinstance(op, list) else [op]:
+        if isinstance(one, Branch):
+            found |= defines(one.body) | defines(one.orelse)
+        elif isinstance(one, Unpack):
+            found.update(t for t in one.targets if t is not None)
+        else:
+            found.add(one.target)
+    return found
+
+
+_ATOMS = {
+    Copy: lambda op: [op.source],
+    Primitive: lambda op: op.args + [value for _, value in op.keywords],
+    Call: lambda op: op.bound,
+    Unpack: lambda op: [op.source],
+    Build: lambda op: op.values,
+    Closure: lambda op: op.captured + op.defaults,
+}
+"""What each kind of operation reads: names, and atoms (name or tuple nodes)."""
+
+
+def _names(atom):
+    if isinstance(atom, str):
+        return {atom}
+    return nodes.reads(atom) if isinstance(atom, nodes.AST) else set()
