@@ -264,6 +264,26 @@ def copied_in_branches(x, flag):
     return np.sum(z + y)
 
 
+def weight_read_twice_unrolled(w, b, x1, x2):
+    """One weight and one bias read by two steps written out: each cotangent is one sum
+    of two products, made by the helpers' sums over lists (`summed_helpers`)."""
+    h = np.tanh(x1 @ w + b)
+    return np.sum(np.tanh(x2 @ w + b) * h)
+
+
+def weight_in_branches_and_closure(w, x, flag):
+    """A weight read before an `if`, in one branch, and by a closure called in a loop:
+    its contributions cross the branch and the loop's sum."""
+    z = x @ w
+    if flag > 0:
+        z = z + x @ w * 0.5
+    step = lambda h: np.tanh(h @ w[:, :3])
+    h = z[:, :3]
+    for _ in range(2):
+        h = step(h) + h
+    return np.sum(h * z[:, :3])
+
+
 LOOPS = [
     ("rnn", rnn, (rng.standard_normal((5, 3)), rng.standard_normal(3),
                   rng.standard_normal((4, 2)))),
@@ -325,6 +345,13 @@ CASES = LOOPS + [
     ("inlined_pair", inlined_pair, (rng.standard_normal(4), rng.standard_normal(4))),
     ("copied_in_branches_then", copied_in_branches, (rng.standard_normal(3), 1)),
     ("copied_in_branches_else", copied_in_branches, (rng.standard_normal(3), -1)),
+    ("weight_read_twice_unrolled", weight_read_twice_unrolled, (
+        0.5 * rng.standard_normal((3, 4)), rng.standard_normal(4), rng.standard_normal(3),
+        rng.standard_normal((2, 3)))),
+    ("weight_in_branches_and_closure_then", weight_in_branches_and_closure, (
+        0.5 * rng.standard_normal((3, 3)), rng.standard_normal((2, 3)), 1)),
+    ("weight_in_branches_and_closure_else", weight_in_branches_and_closure, (
+        0.5 * rng.standard_normal((3, 3)), rng.standard_normal((2, 3)), -1)),
 ]
 
 
@@ -495,6 +522,13 @@ def test_a_reductions_cotangent_multiplied_unbroadcast_gives_the_same_numbers(fn
     assert np.array_equal(folded, pullback.grad(fn)(x))
 
 
+def test_a_weight_and_a_bias_read_twice_are_each_summed_by_one_helper():
+    text = pullback.source(weight_read_twice_unrolled,
+                           *dict((c[0], c[2]) for c in CASES)["weight_read_twice_unrolled"])
+    assert "dw = matmul_right_all((dx2_matmul_w, dx1_matmul_w), (x2, x1), w)" in text
+    assert "db = unbroadcast_all((dx2_matmul_w_plus_b, dx1_matmul_w_plus_b), b)" in text
+
+
 def test_a_loops_sums_over_a_weight_a_bias_and_a_table_are_made_after_it():
     text = pullback.source(rnn, *LOOP_ARGS["rnn"])
     assert "dw_sum = matmul_right_all(dmatmul_all, concatenate_items_all, w)" in text
@@ -526,7 +560,8 @@ def test_a_loops_sums_made_after_it_at_order_three(name, fn, args):
     check_grads(fn, args, order=3)
 
 
-THIRD_ORDER = ["gate_columns", "three_parts", "tuple_parts", "tree_sum", "logsumexp",
+THIRD_ORDER = ["weight_read_twice_unrolled", "weight_in_branches_and_closure_then",
+               "gate_columns", "three_parts", "tuple_parts", "tree_sum", "logsumexp",
                "rows_logsumexp", "shifted_log_sum", "column_sums"]
 
 
