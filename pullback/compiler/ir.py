@@ -21,7 +21,7 @@ import ast
 import collections
 import re
 
-from ..runtime.cotangents import ZERO, add, add_all
+from ..runtime.cotangents import add, add_all
 from .syntax import nodes
 
 NUMBER = "number"
@@ -102,8 +102,6 @@ class _Lower(nodes.NodeTransformer):
 
     def visit_Sum(self, node):
         terms = [self.visit(term) for term in node.terms]
-        if not terms:
-            return nodes.name(self.bindings.object("ZERO", ZERO))
         if len(terms) == 1:
             return terms[0]
         if node.kind == NUMBER:

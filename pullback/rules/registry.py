@@ -75,9 +75,10 @@ class Spec:
         `base * exp(t)` for a `t` shared by what it sums (and, as a "reduction",
         may make one), the result of a "reduction" (keepdims=True) may be the
         shift itself, and a "squeeze" drops the axis it was reduced along.
-      summed: `(its sum over a loop's steps, the positions of the arguments that
-        change per step)`, for a linear helper whose other arguments a loop keeps
-        (`compiler.optimize.loop_sums`).
+      summed: `(its sum over lists of terms, the positions of the arguments that
+        change from term to term)`, for a linear helper: a loop's steps keeping its
+        other arguments (`compiler.optimize.loop_sums`), or the terms of one
+        cotangent (`compiler.optimize.sums.summed_helpers`).
       identity: `(position, test, tested)`: a call of this helper in a template is
         its argument at `position` when its argument at `tested` passes `test`
         (one of `IDENTITY_TESTS`): has the shape of the result of the primitive

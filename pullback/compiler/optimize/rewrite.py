@@ -20,10 +20,10 @@ cotangents of tuples of known length as displays).
 
 import collections
 import dataclasses
+import functools
 
 from ...rules import registry
 from ...runtime.cotangents import ZERO
-from .. import ir
 from ..syntax import nodes
 from . import products, sums, tuples
 from .copies import propagate_copies
@@ -111,15 +111,12 @@ class Context:
         """The expression `node` names when it is a name bound once, else None."""
         return self.facts.definitions.get(node.id) if nodes.is_name(node) else None
 
-    @property
+    @functools.cached_property
     def summed(self):
         """`{helper's name: (its sum over lists, positions of the arguments that change)}`
         for the helpers whose spec gives their sum (`Spec.summed`)."""
-        if not hasattr(self, "_summed"):
-            self._summed = {self.bindings.name_of(spec.primitive): spec.summed
-                            for spec in registry.specs()
-                            if spec.summed and self.bindings.name_of(spec.primitive)}
-        return self._summed
+        return {self.bindings.name_of(spec.primitive): spec.summed for spec in registry.specs()
+                if spec.summed and self.bindings.name_of(spec.primitive)}
 
 
 def _statement(stmt, context, fired):
@@ -160,8 +157,3 @@ def _rewritten(node, context, fired):
         else:
             return node
     return node
-
-
-def sum_of(terms, kind, context):
-    """The sum of `terms` (see `ir.sum_of`)."""
-    return ir.sum_of(terms, kind, context.zero)

@@ -7,7 +7,7 @@ collected, not added where they are made: the cotangent of `x` is written once,
 as one `ir.Sum` of them all, where the walk back reaches `x`'s definition (or the
 end, for parameters and free variables). A variable that receives no
 contribution has the symbolic zero and generates no code; nor does a variable
-whose kind is not active. The body is in the IR of `optimize.ir`.
+whose kind is not active. The body is in the IR of `compiler/ir.py`.
 """
 
 from ...runtime import calls, cotangents, structures
@@ -31,7 +31,6 @@ class Backward:
         self.terms = {}  # variable -> the contributions to its cotangent so far
         self.written = []  # the sums `cotangent` wrote, for `block` to put in place
         self.cotangent_names = {}
-        self.assigned = set()
         self.names = {}  # variable -> the names `new_name` gave its cotangents
 
     @property
@@ -240,9 +239,8 @@ class Backward:
     def new_name(self, var):
         """A name for a cotangent of `var` not assigned before: `dx`, then `dx_1`, ..."""
         name = self.cotangent_name(var)
-        if name in self.assigned:
+        if var in self.names:  # its first name, `cotangent_name`, is taken
             name = self.namer.fresh(name)
-        self.assigned.add(name)
         self.names.setdefault(var, set()).add(name)
         return name
 
