@@ -23,7 +23,7 @@ from ..errors import TransformError
 from ..rules import registry
 from ..runtime import calls, collector, custom, debugging, dispatch, introspection
 from . import debug_files, emit, reverse
-from .analysis import kinds
+from .analysis import interpret, kinds
 from .bindings import Bindings, helper_names, mark_helpers
 from .frontend import anf, inline, parse
 from .optimize import simplify
@@ -296,7 +296,7 @@ class _Calls:
         result_kind, updated = (found.result_kind, found.updated) if assumed is None else (
             assumed)
         self.callees.append((fn, param_kinds, kinds_key, result_kind))
-        return reverse.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind, updated)
+        return interpret.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind, updated)
 
 
 def _front(fn):

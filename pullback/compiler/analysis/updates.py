@@ -1,14 +1,14 @@
-"""Updates in place another name would see: the alias analysis the reverse pass runs.
+"""Updates in place another name would see: the alias analysis the interpreter runs.
 
 `Updates` follows one function (or loop body) statement by statement, as the
-reverse pass reads it (`reverse.forward._Reverse` calls `read` and `track`): which
+abstract interpreter reads it (`interpret.Interpreter` calls `read` and `track`): which
 variables may share memory (`aliases.Aliases`), what each statement updates in
 place, what a loop's result and a call's may reach, and where each variable is
 read. `check` then refuses an update that a variable read afterwards would see,
 since ANF made the update a new value and the gradient would be that of another
 program (docs/design.md, section 4.6).
 
-It asks the reverse pass, `reverse`, what it knows of the function: the kind of
+It asks the interpreter, `facts`, what it knows of the function: the kind of
 an atom (`kind_of`), a call's callee (`callees`), the line being read
 (`lineno`), the tree, its origin and parameters, and how to raise (`error`).
 """
@@ -23,7 +23,7 @@ from . import aliases, kinds
 
 
 class Updates:
-    """The alias analysis of one function, fed by the reverse pass `reverse`.
+    """The alias analysis of one function, fed by the interpreter `facts`.
 
     Attributes:
       aliases: the `aliases.Aliases` of the function's variables.
@@ -31,8 +31,8 @@ class Updates:
       loop_results: a loop's result -> what each item of its state may reach.
     """
 
-    def __init__(self, reverse, names, arrays):
-        self.reverse = reverse
+    def __init__(self, facts, names, arrays):
+        self.facts = facts
         self.aliases = aliases.Aliases(names, arrays)
         self.exits = []
         self.loop_results = {}
@@ -70,7 +70,7 @@ class Updates:
             return
         loaded = _loaded(stmt)
         memory.read(loaded + [v for n in loaded for v in self.loop_reads.get(n, [])],
-                    self.reverse.lineno)
+                    self.facts.lineno)
         for update in self.statement_updates:
             memory.update(update, None)
         self.statement_updates.clear()
@@ -92,16 +92,16 @@ class Updates:
         if self.returns(target.id) and isinstance(value, nodes.Tuple):
             self.exits.append(value.elts[1:])
         var, before = getattr(stmt, "updates", (None, None))
-        if var is not None and self.reverse.kind_of(nodes.name(before)).shape != "scalar":
+        if var is not None and self.facts.kind_of(nodes.name(before)).shape != "scalar":
             stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
             memory.update(_update(stmt, before), target.id, stored,
                           getattr(stmt, "written_back", ()))
-        elif self.reverse.kind_of(target).shape != "scalar":
+        elif self.facts.kind_of(target).shape != "scalar":
             self.track_value(target.id, value)
 
     def track_value(self, target, value):
         """The memory `target = value` may share."""
-        memory, kind_of = self.aliases, self.reverse.kind_of
+        memory, kind_of = self.aliases, self.facts.kind_of
         if isinstance(value, nodes.Name):
             memory.same(target, value.id)
         elif isinstance(value, nodes.Attribute) and kind_of(value.value) is kinds.ARRAY:
@@ -128,7 +128,7 @@ class Updates:
             memory.fresh(target)
 
     def track_call(self, target, value):
-        memory, callees = self.aliases, self.reverse.callees
+        memory, callees = self.aliases, self.facts.callees
         receiver = [value.func.value] if callees.is_method(value.func) else []
         args = _names(receiver + value.args + [k.value for k in value.keywords])
         fn = getattr(value, "helper", None) or callees.callee(value.func)
@@ -149,7 +149,7 @@ class Updates:
 
     def returns(self, name):
         """Whether `name` holds what the function returns."""
-        return nodes.is_name(self.reverse.tree.body[-1].value, name)
+        return nodes.is_name(self.facts.tree.body[-1].value, name)
 
     def loop_result(self, target, body, items, inits, exits):
         """For each item of the state loop `target` returns, the memory of this
@@ -181,7 +181,7 @@ class Updates:
         over is refused: Python's later items would see the change."""
         item, *params = nodes.parameter_names(body.args)
         if item in updated:
-            raise self.reverse.error("the loop updates in place the items it iterates over, which "
+            raise self.facts.error("the loop updates in place the items it iterates over, which "
                              "changes them: update a copy of each instead", "update in place")
         iterated = self.aliases.memory(items.id) if isinstance(items, nodes.Name) else set()
         changed = [(param, init.id) for param, init in zip(params, inits)
@@ -189,7 +189,7 @@ class Updates:
         changed += [(var, var) for var in set(updated) & set(body.captured)]
         for param, name in changed:
             if self.aliases.own.get(name, set()) & iterated:
-                raise self.reverse.error(
+                raise self.facts.error(
                     f"the loop updates {_user_name(param)} in place while it iterates over "
                     f"it (or what shares its memory): Python's later items would see the "
                     f"change. Iterate over a copy instead", "update in place")
@@ -197,11 +197,11 @@ class Updates:
             if param in updated and isinstance(init, nodes.Name):
                 var = _user_name(param)
                 self.aliases.update(aliases.Update(
-                    init.id, var, self.reverse.lineno, "the loop",
+                    init.id, var, self.facts.lineno, "the loop",
                     f"Update a copy instead: {var} = {var}.copy() before the loop."), target)
         for var in set(updated) & set(body.captured):  # kept their names: after the reads
             self.statement_updates.append(aliases.Update(
-                var, _user_name(var), self.reverse.lineno, "the loop",
+                var, _user_name(var), self.facts.lineno, "the loop",
                 f"Update a copy instead: {_user_name(var)} = {_user_name(var)}.copy() "
                 f"before the loop."))
 
@@ -215,7 +215,7 @@ class Updates:
             if isinstance(arg, nodes.Name):
                 var = _user_name(arg.id)
                 self.statement_updates.append(aliases.Update(
-                    arg.id, var, self.reverse.lineno, f"calling {fn.__qualname__}",
+                    arg.id, var, self.facts.lineno, f"calling {fn.__qualname__}",
                     f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
                     f"{fn.__qualname__} update a copy of {param}."))
 
@@ -230,11 +230,11 @@ class Updates:
             raise TransformError(
                 f"{update.what} updates {update.var} in place, and {reader}{shared} is "
                 f"read at line {lineno}: Python would see the change there. "
-                f"{update.remedy}", self.reverse.origin.filename, update.lineno, "update in place")
-        if not getattr(self.reverse.tree, "loop", False):
+                f"{update.remedy}", self.facts.origin.filename, update.lineno, "update in place")
+        if not getattr(self.facts.tree, "loop", False):
             return
-        for param in self.aliases.updated(self.reverse.params[1:]):
-            position = self.reverse.params.index(param) - 1
+        for param in self.aliases.updated(self.facts.params[1:]):
+            position = self.facts.params.index(param) - 1
             for state in self.exits:
                 others = [a.id for i, a in enumerate(state) if i != position
                           and isinstance(a, nodes.Name)]
@@ -247,7 +247,7 @@ class Updates:
                         f"{_user_name(other)}, which shares its memory, from one iteration "
                         f"to the next: Python would see the change there. Keep a copy "
                         f"instead (np.copy, list(...))",
-                        self.reverse.origin.filename, update.lineno, "update in place")
+                        self.facts.origin.filename, update.lineno, "update in place")
 
 
 def _loaded(node):

@@ -2,11 +2,11 @@
 
 `forward` is φ: it walks the function forwards, emits the primal and records one
 operation per statement it differentiates (`ops`); `backward` is ρ: it reads them
-in reverse order and writes the pullback. `callees` tells what a call calls
-before the function runs, and `instantiate` inlines a primitive's template at
-its call.
+in reverse order and writes the pullback. What φ emits for each statement is
+decided by the abstract interpreter (`analysis.interpret`), and `instantiate`
+inlines a primitive's template at its call.
 """
 
-from .forward import Callee, Result, reverse
+from .forward import Result, reverse
 
-__all__ = ["Callee", "Result", "reverse"]
+__all__ = ["Result", "reverse"]

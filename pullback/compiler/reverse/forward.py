@@ -14,34 +14,23 @@ One pullback closure per function; each primitive's template is inlined in it.
 paper's [...]; `ZERO` for a function without free variables) followed by one
 cotangent per parameter of `f`.
 
-This module is φ: it walks the statements forwards, emits the primal (and the
-forwards of calls) and records one operation per statement it differentiates
-(`ops`). ρ, in `backward`, reads them in reverse order and writes the pullback.
-The analyses it consults as it reads are its neighbours: kinds and shapes
-(`analysis.kinds`), updates in place (`analysis.updates`), cancelled shifts
-(`analysis.invariance`) and callees (`callees`).
+This module is φ: it walks the statements forwards with the abstract
+interpreter (`analysis.interpret`), which tells for each statement the kinds of
+its values and how it is differentiated (a `Step`). φ emits the primal (and the
+forwards of calls), one emitter per kind of step (`EMIT`), and records one
+operation per statement it differentiates (`ops`). ρ, in `backward`, reads them
+in reverse order and writes the pullback.
 """
 
 import dataclasses
-import operator
-import types
 
-import numpy as np
-
-from ... import errors
 from ...errors import TransformError
-from ...rules import registry
-from ...runtime import calls, custom, introspection, loops, mutation, records, structures
-from ..analysis import invariance, kinds, updates
-from ..syntax import nodes, operators
-from . import backward, callees, instantiate
+from ...runtime import custom, loops
+from ..analysis import interpret, kinds
+from ..syntax import nodes
+from . import backward, instantiate
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
 
-_SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
-                "the cotangents of its members; use a list or a tuple")
-_REPEAT_REFUSED = ("repeating a list or tuple that holds a differentiable value (xs * n) is "
-                   "not supported: build it with a comprehension, [x for _ in range(n)], or "
-                   "use an array and np.tile")
 
 @dataclasses.dataclass
 class Result:
@@ -70,23 +59,6 @@ class Result:
     exits: list = dataclasses.field(default_factory=list)
 
 
-@dataclasses.dataclass
-class Callee:
-    """A Python function called from the function being transformed.
-
-    Attributes:
-      cell: the closure cell that holds (or will hold) its forward function.
-      name: the name generated code should preferably give it (`g_fwd`).
-      result_kind: the kind of its result.
-      updated: its parameters it updates in place.
-    """
-
-    cell: object
-    name: str
-    result_kind: object
-    updated: tuple = ()
-
-
 def reverse(tree, origin, param_kinds, namer, bindings, calls, name):
     """Build the forward function with its pullback for ANF function `tree`.
 
@@ -108,74 +80,71 @@ def reverse(tree, origin, param_kinds, namer, bindings, calls, name):
 
 
 class _Reverse:
+    """φ of one function: its statements, as the interpreter (`facts`) reads them, each
+    emitted with the forward code of its `Step` and recorded as an op for ρ."""
+
     def __init__(self, tree, origin, param_kinds, namer, bindings, calls, freevars=None):
         self.tree = tree
         self.origin = origin
         self.namer = namer
         self.bindings = bindings
         self.calls = calls
-        self.params = nodes.parameter_names(tree.args)
-        self.freevars = list(origin.cells) if freevars is None else freevars
-        self.loop_bodies = {}
-        self.entry = getattr(tree, "parameter_versions", {})  # see `anf.capture`
-        param_kinds = {self.entry.get(p, p): kind for p, kind in param_kinds.items()}
-        unknown = set(param_kinds) - set(self.params) - set(self.freevars)
-        if unknown:
-            raise AssertionError(f"kinds for {sorted(unknown)}, which {tree.name} does not have")
-        self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params + self.freevars}
-        self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
-        self.lineno = tree.lineno
-        self.callees = callees.Callees(origin, tree, lambda: self.kinds, self.kind_of, self.error)
-        self.updates = updates.Updates(self, self.params + self.freevars, [
-            name for name, kind in self.kinds.items() if kind.shape == "array"])
-        self.known = {}  # a test's variable -> its value, when the kinds decide it
-        self.place = None  # (the statements of the block being read, the position in it)
-        self.blocks = {}  # id of a block's statements -> its `invariance.Block`
-        self.reads = None  # how often the function reads each name, once asked
+        self.facts = interpret.Interpreter(tree, origin, param_kinds, calls, freevars,
+                                           self.index_value)
+        self.params, self.freevars = self.facts.params, self.facts.freevars
+        self.kind_of, self.shape_of = self.facts.kind_of, self.facts.shape_of
+
+    @property
+    def kinds(self):
+        """The kind of each variable read so far (see `interpret`)."""
+        return self.facts.kinds
+
+    @property
+    def lineno(self):
+        """The user's line being read; errors name it."""
+        return self.facts.lineno
+
+    @lineno.setter
+    def lineno(self, lineno):
+        self.facts.lineno = lineno
 
     def run(self, forward_name):
         *body, ret = self.tree.body
         forward, ops = self.forward_block(body)
-        self.updates.read(ret, ret.lineno)
-        self.updates.check()
-        result_kind = self.kind_of(ret.value)
-        pullback = backward.Backward(self).pullback(ops, ret, result_kind)
+        summary = self.facts.finish(ret)
+        pullback = backward.Backward(self).pullback(ops, ret, summary.result_kind)
         out = nodes.tuple_([nodes.clone(ret.value), nodes.name(pullback.name)])
         args, entry = self.signature()
         fwd = nodes.function_def(forward_name, args,
                                  entry + forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
-        user = {version: param for param, version in self.entry.items()}
-        exits = self.updates.reached_by_exits()
-        return Result(fwd, result_kind, self.callees.globals_used, self.kinds, self.shapes,
-                      [user.get(p, p) for p in self.updates.updated(self.params + self.freevars)],
-                      exits)
+        return Result(fwd, summary.result_kind, summary.globals_used, summary.kinds,
+                      summary.shapes, summary.updated, summary.exits)
 
     def signature(self):
         """The forward's parameters, the user's, and the statements giving a parameter's
         value on entry its own name, where a closure reads the parameter assigned again
         (`x_1 = x`; the closure reads `x`, which the forward assigns later)."""
-        if not self.entry:
+        entry = self.facts.entry
+        if not entry:
             return self.tree.args, []
         args = nodes.clone(self.tree.args)
-        user = {version: param for param, version in self.entry.items()}
+        user = {version: param for param, version in entry.items()}
         for param in nodes.parameters(args):
             param.id = user.get(param.id, param.id)
         return args, [nodes.assign(version, nodes.name(param), self.tree.lineno)
-                      for param, version in self.entry.items()]
+                      for param, version in entry.items()]
 
-    # -- the forward pass ------------------------------------------------------
+    # -- the walk --------------------------------------------------------------
 
     def forward_block(self, statements):
         forward, ops = [], []
         for position, stmt in enumerate(statements):
-            self.lineno = nodes.lineno_of(stmt)
-            self.place = (statements, position)
+            self.facts.at(statements, position)
             if isinstance(stmt, nodes.If):
-                self.updates.read(stmt.test, self.lineno)
-            emitted, op = self.forward_statement(stmt)
-            if not isinstance(stmt, nodes.If):
-                self.updates.track(stmt)
+                emitted, op = self.forward_if(stmt)
+            else:
+                emitted, op = self.forward_statement(stmt)
             forward.extend(emitted)
             if isinstance(op, list):
                 ops.extend(op)
@@ -184,6 +153,35 @@ class _Reverse:
         _group_closures(ops)
         self.check_groups_complete(statements, ops)
         return forward, ops
+
+    def forward_if(self, stmt):
+        known = self.facts.test(stmt)
+        if known is not None:  # `isinstance` on a value whose type the kinds tell
+            return self.forward_block(stmt.body if known else stmt.orelse)
+        before = self.facts.save()
+        body, body_ops = self.forward_block(stmt.body)
+        after_body = self.facts.restore(before)
+        orelse, else_ops = self.forward_block(stmt.orelse)
+        self.facts.join(after_body)
+        forward = nodes.if_(stmt.test, body, orelse, stmt.lineno)
+        op = Branch(stmt.test, body_ops, else_ops, stmt.lineno) if body_ops or else_ops else None
+        return [forward], op
+
+    def forward_statement(self, stmt):
+        """The forward code and the op of a statement other than an `if`: by the
+        `Step` the interpreter made of it, from the table `EMIT`."""
+        self.bind_helper(stmt)
+        step = self.facts.statement(stmt)
+        emitted, op = ([stmt], None) if step is None else EMIT[step.how](self, stmt, step)
+        self.facts.after(stmt)
+        return emitted, op
+
+    def bind_helper(self, stmt):
+        """A call of one of pullback's helpers (ANF's `append`, ...) names its cell."""
+        value = stmt.value if isinstance(stmt, nodes.Assign) else None
+        helper = getattr(value, "helper", None)
+        if helper is not None and helper is not loops.iterate:
+            value.func = nodes.name(self.bindings.helper(value.func.id, helper))
 
     def check_groups_complete(self, statements, ops):
         """Refuse a read of a closure of a recursive group before the group's last
@@ -221,444 +219,116 @@ class _Reverse:
                         f"before using any of them",
                         self.origin.filename, nodes.lineno_of(stmt), "mutual recursion")
 
-    def forward_statement(self, stmt):
-        if isinstance(stmt, nodes.If):
-            return self.forward_if(stmt)
-        if isinstance(stmt, nodes.FunctionDef) and getattr(stmt, "loop", False):
-            self.loop_bodies[stmt.name] = stmt  # transformed where the loop calls it
-            return [], None
-        if isinstance(stmt, nodes.FunctionDef):
-            return [stmt], self.closure(stmt.name, stmt)
-        if isinstance(stmt, nodes.Assign):
-            target = stmt.targets[0]
-            if isinstance(target, nodes.Tuple):
-                return [stmt], self.unpack([t.id for t in target.elts], stmt.value)
-            return self.assign(target.id, stmt.value, stmt)
-        if isinstance(stmt, nodes.Expr):
-            self.check_effect(stmt.value)
-        return [stmt], None
+    # -- one emitter per kind of step --------------------------------------------
 
-    def forward_if(self, stmt):
-        known = self.known.get(stmt.test.id) if isinstance(stmt.test, nodes.Name) else None
-        if known is not None:  # `isinstance` on a value whose type the kinds tell
-            return self.forward_block(stmt.body if known else stmt.orelse)
-        before, shapes = dict(self.kinds), dict(self.shapes)
-        body, body_ops = self.forward_block(stmt.body)
-        after_body, self.kinds = self.kinds, dict(before)
-        body_shapes, self.shapes = self.shapes, shapes
-        orelse, else_ops = self.forward_block(stmt.orelse)
-        for var in set(after_body) | set(self.kinds):
-            self.kinds[var] = kinds.join(after_body.get(var), self.kinds.get(var))
-        for var in body_shapes.keys() & self.shapes.keys():
-            if body_shapes[var] != self.shapes[var]:
-                self.shapes[var] = None
-        self.shapes.update({v: s for v, s in body_shapes.items() if v not in self.shapes})
-        forward = nodes.if_(stmt.test, body, orelse, stmt.lineno)
-        op = Branch(stmt.test, body_ops, else_ops, stmt.lineno) if body_ops or else_ops else None
-        return [forward], op
+    def copy(self, stmt, step):
+        return [stmt], Copy(step.target, step.source, self.lineno)
 
-    def assign(self, target, value, stmt):
-        """Forward code and operation for `target = value`."""
-        if isinstance(value, nodes.Name) and value.id in self.kinds:
-            self.kinds[target] = self.kinds[value.id]
-            self.shapes[target] = self.shapes.get(value.id)
-            return [stmt], Copy(target, value.id, self.lineno)
-        if isinstance(value, (nodes.Name, nodes.Constant)) or self.callees.is_reference(value):
-            self.kinds[target] = self.kind_of(value)
-            return [stmt], None
-        if isinstance(value, (nodes.Tuple, nodes.List, nodes.Dict)):
-            return [stmt], self.build(target, value)
-        if isinstance(value, nodes.Lambda):
-            return [stmt], self.closure(target, value)
-        if isinstance(value, nodes.Call):
-            return self.call(target, value, stmt)
-        return [stmt], self.operation(target, value, stmt)
+    def primitive(self, stmt, step):
+        self.located(instantiate.bind, step.rule, step.args, step.keywords)
+        return [stmt], Primitive(step.target, step.rule, step.args, step.keywords,
+                                 self.lineno)
 
-    def operation(self, target, value, stmt):
-        """BinOp, UnaryOp, Compare, Attribute and Subscript: primitives by table."""
-        if isinstance(value, nodes.BinOp):
-            operands = [value.left, value.right]
-            operator_ = operators.BINARY[type(value.op)]
-            if operator_ is operator.add and any(kinds.is_sequence(self.kind_of(a))
-                                                  for a in operands):
-                operator_ = operator.concat
-            if operator_ is operator.mul and _repeats(self.kind_of, operands):
-                raise self.error(_REPEAT_REFUSED, "sequence repetition")
-            return self.primitive(target, operator_, operands, [])
-        if isinstance(value, nodes.UnaryOp):
-            return self.primitive(target, operators.UNARY[type(value.op)], [value.operand], [])
-        if isinstance(value, nodes.Attribute):
-            return self.attribute(target, value)
-        if isinstance(value, nodes.Subscript):
-            return self.subscript(target, value)
-        if isinstance(value, nodes.Set) and any(self.kind_of(v).active for v in value.elts):
-            raise self.error(_SET_REFUSED, "set")
-        self.kinds[target] = kinds.CONST
-        return None
+    def build(self, stmt, step):
+        return [stmt], Build(step.target, step.keywords, step.args, self.lineno, step.source)
 
-    def attribute(self, target, value):
-        """`x.attr`: a NumPy attribute of an array, else a field of an object (see
-        `records`), the object's cotangent mirroring its fields."""
-        receiver = self.kind_of(value.value)
-        if not receiver.active:
-            self.kinds[target] = kinds.CONST
-            return None
-        if receiver is kinds.ARRAY:
-            if not hasattr(np.ndarray, value.attr):
-                raise self.error(f"NumPy arrays have no attribute .{value.attr}",
-                                 f"attribute .{value.attr}")
-            return self.primitive(target, getattr(np.ndarray, value.attr), [value.value], [])
-        op = self.primitive(target, records.field, [value.value, nodes.constant(value.attr)],
-                            [])
-        self.kinds[target] = kinds.field(receiver, value.attr)
-        return op
+    def unpack(self, stmt, step):
+        return [stmt], Unpack(step.target, step.source, step.kinds, self.lineno)
 
-    def subscript(self, target, value):
-        container = self.kind_of(value.value)
-        index = self.index_value(value.slice)
-        op = self.primitive(target, operator.getitem, [value.value, index], [])
-        if isinstance(container, kinds.Container) and isinstance(index, nodes.Constant):
-            self.kinds[target] = container.item(index.value) or kinds.element(container)
-        elif isinstance(container, kinds.Container) and not isinstance(value.slice, nodes.Slice):
-            self.kinds[target] = kinds.element(container)
-        elif isinstance(container, kinds.Container) and kinds.is_sequence(container):
-            self.kinds[target] = _sliced(container, value.slice) or kinds.Items(
-                kinds.element(container))
-        elif isinstance(container, kinds.Items):
-            self.kinds[target] = container if isinstance(value.slice, nodes.Slice) else (
-                container.element)
-        elif container.active:
-            self.kinds[target] = kinds.ARRAY if container is kinds.ARRAY else kinds.ANY
-        return op
+    def closure(self, stmt, step):
+        """φ of a nested `def` or `lambda` is the closure itself."""
+        return [stmt], Closure(step.target, step.source.captured, self.lineno,
+                               defaults=step.args, later=step.later)
 
-    def closure(self, target, node):
-        """φ of a nested `def` or `lambda` is the closure itself. It is active when a
-        variable it reads is (or may be: one not assigned yet), or a default value."""
-        defaults = node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
-        later = [var for var in node.captured if var not in self.kinds]
-        active = bool(later) or any(self.kinds[var].active for var in node.captured) or any(
-            self.kind_of(d).active for d in defaults)
-        self.kinds[target] = kinds.ANY if active else kinds.CONST
-        return Closure(target, node.captured, self.lineno, defaults=defaults,
-                       later=later) if active else None
+    def static_call(self, stmt, step):
+        """`y, y_pb = g_fwd(...)`, the forward of `g` compiled for these kinds."""
+        forward_name = self.bindings.cell(step.callee.name, step.callee.cell)
+        pullback = self.namer.pullback(step.target)
+        call = nodes.call(nodes.name(forward_name), stmt.value.args, stmt.value.keywords)
+        return [nodes.unpack([step.target, pullback], call, self.lineno)], Call(
+            step.target, pullback, [None] + step.args, self.lineno)
 
-    def build(self, target, value):
-        if _unpacks(value):
-            if isinstance(value, nodes.Dict):
-                helper, parts = structures.undict, value.values
-                layout = [nodes.constant(None) if k is None else k for k in value.keys]
-            else:
-                helper = structures.unstar
-                parts = [v.value if isinstance(v, nodes.Starred) else v for v in value.elts]
-                layout = [nodes.constant(isinstance(v, nodes.Starred)) for v in value.elts]
-            active = any(self.kind_of(p).active for p in parts)
-            self.kinds[target] = kinds.ANY if active else kinds.CONST
-            return Build(target, layout, parts, self.lineno, helper) if active else None
-        if isinstance(value, nodes.Dict):
-            keys = value.keys
-            values = value.values
-            if not all(isinstance(k, nodes.Constant) for k in keys):
-                items = [self.kind_of(v) for v in values]
-                self.kinds[target] = kinds.ANY if any(k.active for k in items) else kinds.CONST
-                return Build(target, keys, values, self.lineno)
-            container = kinds.container(dict, [k.value for k in keys], map(self.kind_of, values))
-        else:
-            keys = [nodes.constant(i) for i in range(len(value.elts))]
-            values = value.elts
-            type_ = tuple if isinstance(value, nodes.Tuple) else list
-            container = kinds.sequence(type_, map(self.kind_of, values))
-        self.kinds[target] = container
-        return Build(target, keys, values, self.lineno) if container.active else None
-
-    def unpack(self, targets, source):
-        container = self.kind_of(source)
-        for i, target in enumerate(targets):
-            if isinstance(container, kinds.Container):
-                self.kinds[target] = container.item(i) or kinds.element(container)
-            else:
-                self.kinds[target] = kinds.element(container)
-        if not container.active or not isinstance(source, nodes.Name):
-            return None
-        return Unpack(targets, source.id, container, self.lineno)
-
-    def call(self, target, value, stmt):
-        """Forward code and operation for `target = f(...)`."""
-        helper = getattr(value, "helper", None)
-        if helper is loops.iterate:
-            return self.loop(target, value)
-        if helper is not None:
-            value.func = nodes.name(self.bindings.helper(value.func.id, helper))
-        fn = helper or self.callees.callee(value.func)
-        args = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
-        if fn is not None and self.callees.is_method(value.func):
-            args = [value.func.value] + args
-        keywords = [(k.arg, k.value) for k in value.keywords]
-        active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
-        if fn is None or _is_split(value):
-            callee = value.func.value if self.callees.is_method(value.func) else value.func
-            if active or self.kind_of(callee).active:
-                return self.dynamic_call(target, value)
-        elif active and not registry.is_nondifferentiable(fn):
-            if registry.rule_for(fn) is not None:
-                op = self.primitive(target, fn, args, keywords)
-                if op is not None and self.is_cancelled_shift(target, fn, args, keywords):
-                    self.kinds[target] = kinds.constant(self.kinds[target])
-                    return [stmt], None
-                return [stmt], op
-            if custom.vjp_of(fn) is not None:
-                return self.custom_call(target, fn, value)
-            if fn is mutation.with_member:  # a set comprehension
-                raise self.error(_SET_REFUSED, "set")
-            if isinstance(fn, types.FunctionType) and introspection.has_fixed_parameters(fn):
-                return self.static_call(target, fn, value)
-            if isinstance(fn, types.FunctionType):
-                return self.dynamic_call(target, value)
-            raise self.no_rule(fn)
-        self.kinds[target] = self.constant_result(fn, args, keywords)
-        if fn is isinstance and len(args) == 2:
-            self.known[target] = self.type_test(*args)
-        return [stmt], None
-
-    def type_test(self, value, types_):
-        """`isinstance(value, types_)` when the kind of `value` decides it, else None."""
-        kind = self.kind_of(value)
-        cls = self.callees.callee(types_) if nodes.dotted_path(types_) is not None else None
-        if kind.shape == "array":
-            known = np.ndarray
-        elif isinstance(kind, kinds.Container):
-            known = kind.type
-        else:
-            return None
-        builtin = (tuple, list, dict, set, str)
-        decided = cls in builtin or known not in (tuple, list, dict, np.ndarray)
-        return issubclass(known, cls) if isinstance(cls, type) and decided else None
-
-    def loop(self, target, value):
-        """φ of `iterate(loop_body, items, *state)`: the body transformed once into a
-        forward function, which `iterate_fwd` runs (see `loops`). The loop's
-        pullback gives the cotangents of the body (its environment), of the
-        items and of the state's initial values; ρ is that of a call."""
-        body_name, items, *inits = value.args
-        body = self.loop_bodies.pop(body_name.id)
-        item = kinds.element(self.kind_of(items))
-        state = [self.kind_of(a) for a in inits]
-        outer = {v: self.kinds.get(v, kinds.ANY) for v in body.captured}  # ANY: defined later
-        if not any(k.active for k in [item, *state, *outer.values()]):
-            return self.primal_loop(target, value, body)
-        before, ops = [], []
-        if isinstance(self.kind_of(items), kinds.Items) and item.active:
-            before, op = self.materialize_items(items)
-            items, ops = nodes.name(before[0].targets[0].id), [op]
-        name = self.namer.fresh(body.name + "_fwd")
-        result, state = self.loop_body(body, name, outer, item, state)
-        self.updates.loop(target, body, items, inits, result)
-        forward = result.tree
-        self.kinds[body.name] = kinds.ANY if any(k.active for k in outer.values()) else (
-            kinds.CONST)
-        self.kinds[target] = kinds.sequence(tuple, [kinds.CONST] + state)
-        driver = self.bindings.object("iterate_fwd", loops.iterate_fwd)
-        pullback = self.namer.pullback(target)
-        call = nodes.call(nodes.name(driver), [nodes.name(name), items] + inits)
-        later = [var for var in body.captured if var not in self.kinds]
-        ops += [Closure(body.name, body.captured, self.lineno, later=later, label="the loop"),
-                Call(target, pullback, [None, body_name, items] + inits, self.lineno)]
-        run = nodes.unpack([target, pullback], call, self.lineno)
-        run.loop_env = [(v, outer[v]) for v in body.captured]  # for `loop_caches`
-        return before + [forward, run], ops
-
-    def materialize_items(self, items):
-        """`list(items)` for an iterator (zip, enumerate, ...) with differentiable items,
-        so that the derivative of the loop's derivative can see them too."""
-        listed = self.namer.fresh(items.id + "_list")
-        call = nodes.call(nodes.name(self.bindings.object("list", list)), [items])
-        return [nodes.assign(listed, call, self.lineno)], self.primitive(listed, list, [items],
-                                                                        [])
-
-    def loop_body(self, body, name, outer, item, state):
-        """The forward of a loop body, for the kinds its state takes in any iteration.
-
-        The state's kinds are those of its initial values joined with those the
-        body returns, until they no longer change; only the last attempt's
-        names stay taken.
-        """
-        taken = set(self.namer.taken)
-        while True:
-            param_kinds = dict(outer)
-            param_kinds.update(zip(nodes.parameter_names(body.args), [item] + state))
-            result = _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer,
-                              self.bindings, self.calls, body.captured).run(name)
-            returned = [kinds.item(result.result_kind, i + 1) for i in range(len(state))]
-            joined = [kinds.join(a, b) for a, b in zip(state, returned)]
-            if joined == state:
-                self.callees.globals_used.update(result.globals_used)
-                return result, state
-            state = joined
-            self.namer.taken = taken | set(self.bindings.cells)
-
-    def primal_loop(self, target, value, body):
-        """A loop without differentiable values runs as it is, with `loops.iterate`."""
-        if any(hasattr(node, "updates") for node in nodes.walk(body)):
-            param_kinds = {p: kinds.CONST for p in nodes.parameter_names(body.args) + body.captured}
-            checked = _Reverse(nodes.clone(body), self.origin, param_kinds, self.namer,
-                               self.bindings, self.calls, body.captured).run(body.name)
-            self.updates.track_loop(target, body, value.args[1], value.args[2:],
-                                    checked.updated)
-        for node in [value] + list(nodes.walk(body)):
-            helper = getattr(node, "helper", None)
-            if helper is not None:
-                node.func = nodes.name(self.bindings.helper(node.func.id, helper))
-        self.kinds[target] = kinds.CONST
-        return [body, nodes.assign(target, value, self.lineno)], None
-
-    def static_call(self, target, fn, value):
-        signature = calls.signature(fn)
-        try:
-            bound = signature.bind(*value.args, **{k.arg: k.value for k in value.keywords})
-        except TypeError as error:
-            raise self.error(f"calling {fn.__qualname__}: {error}", fn.__qualname__) from None
-        params = list(signature.parameters)
-        arguments = [bound.arguments.get(p) for p in params]
-        callee = self.located_in_user_code(self.calls.resolve, value.func, fn, {
-            p: self.kind_of(a) if a is not None else kinds.CONST
-            for p, a in zip(params, arguments)})
-        forward_name = self.bindings.cell(callee.name, callee.cell)
-        pullback = self.namer.pullback(target)
-        call = nodes.call(nodes.name(forward_name), value.args, value.keywords)
-        stmt = nodes.unpack([target, pullback], call, self.lineno)
-        self.kinds[target] = callee.result_kind
-        self.updates.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
-        return [stmt], Call(target, pullback, [None] + arguments, self.lineno)
-
-    def located_in_user_code(self, resolve, func, fn, param_kinds):
-        """`resolve(fn, param_kinds)`, a TransformError met inside a library's `fn`
-        named at this call, written `func`, when this function is the user's."""
-        try:
-            return resolve(fn, param_kinds)
-        except TransformError as error:
-            if not errors.in_library(error.filename) or errors.in_library(
-                    self.origin.filename):
-                raise
-            name, full = nodes.dotted_path(func) or fn.__qualname__, registry.describe(fn)
-            called = name if full.endswith(name) and full.count(".") == name.count(
-                ".") else f"{name} ({full})"
-            raise errors.into_library(error, called, self.origin.filename,
-                                      self.lineno) from None
-
-    def custom_call(self, target, fn, value):
+    def custom_call(self, stmt, step):
         """`y, y_pb = custom_forward(f_fwd, f_bwd, ...)` for a function with a
         hand-written derivative (see `custom`)."""
-        if value.keywords or _is_split(value):
-            raise self.error(f"{fn.__qualname__} has a custom derivative: call it with "
-                             "positional arguments only", fn.__qualname__)
-        fwd, bwd = custom.vjp_of(fn)
-        pullback = self.namer.pullback(target)
+        fwd, bwd = custom.vjp_of(step.fn)
+        pullback = self.namer.pullback(step.target)
         names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
         driver = self.bindings.object("custom_forward", custom.custom_forward)
-        call = nodes.call(nodes.name(driver), names + value.args)
-        self.kinds[target] = kinds.ANY
-        return [nodes.unpack([target, pullback], call, self.lineno)], Call(
-            target, pullback, [None] + value.args, self.lineno)
+        call = nodes.call(nodes.name(driver), names + stmt.value.args)
+        return [nodes.unpack([step.target, pullback], call, self.lineno)], Call(
+            step.target, pullback, [None] + stmt.value.args, self.lineno)
 
-    def dynamic_call(self, target, value):
+    def dynamic_call(self, stmt, step):
         """`y, y_pb = forward(f, ...)`: `f` is transformed when the call happens.
 
         The pullback returns the cotangent of `f` (its environment; a method's
         object) and one per argument as written, or, for `f(*args, **kwargs)`,
         one for `args` and one for `kwargs`.
         """
+        value, target = stmt.value, step.target
         pullback = self.namer.pullback(target)
-        if self.callees.is_method(value.func):
+        method = self.facts.callees.is_method(value.func)
+        if method:
             forward = self.bindings.object("forward_method", self.calls.forward_method)
             head = [value.func.value, nodes.constant(value.func.attr)]
         else:
             forward = self.bindings.object("forward", self.calls.forward)
             head = [value.func]
         call = nodes.call(nodes.name(forward), head + value.args, value.keywords)
-        stmt = nodes.unpack([target, pullback], call, self.lineno)
-        self.kinds[target] = kinds.ANY
-        callee = value.func.value if self.callees.is_method(value.func) else value.func
+        callee = value.func.value if method else value.func
         arguments = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
         bound = [callee] + arguments + [k.value for k in value.keywords]
-        return [stmt], Call(target, pullback, bound, self.lineno, split=_is_split(value))
+        return [nodes.unpack([target, pullback], call, self.lineno)], Call(
+            target, pullback, bound, self.lineno, split=interpret.is_split(value))
 
-    def primitive(self, target, fn, args, keywords):
-        rule = registry.rule_for(fn)
-        arg_kinds = [self.kind_of(a) for a in args + [v for _, v in keywords]]
-        if registry.is_nondifferentiable(fn) or not any(k.active for k in arg_kinds):
-            self.kinds[target] = self.constant_result(fn, args, keywords)
-            return None
-        if rule is None:
-            raise self.no_rule(fn)
-        self.located(instantiate.bind, rule, args, keywords)
-        self.kinds[target] = _result_kind(rule, arg_kinds)
-        self.shapes[target] = self.result_shape(rule, target, args)
-        return Primitive(target, rule, args, keywords, self.lineno)
+    def loop(self, stmt, step):
+        """φ of `iterate(loop_body, items, *state)`: the body transformed once, for the
+        kinds the interpreter settled on, into a forward function which `iterate_fwd`
+        runs (see `loops`). The loop's pullback gives the cotangents of the body
+        (its environment), of the items and of the state's initial values; ρ is
+        that of a call."""
+        target, body = step.target, step.callee
+        body_name, items, *inits = stmt.value.args
+        before, ops = [], []
+        if isinstance(self.kind_of(items), kinds.Items) and kinds.element(
+                self.kind_of(items)).active:
+            before, op = self.materialize_items(items)
+            items, ops = nodes.name(before[0].targets[0].id), [op]
+        name = self.namer.fresh(body.name + "_fwd")
+        result = _Reverse(nodes.clone(body), self.origin, step.kinds, self.namer,
+                          self.bindings, self.calls, body.captured).run(name)
+        driver = self.bindings.object("iterate_fwd", loops.iterate_fwd)
+        pullback = self.namer.pullback(target)
+        call = nodes.call(nodes.name(driver), [nodes.name(name), items] + inits)
+        ops += [Closure(body.name, body.captured, self.lineno, later=step.later,
+                        label="the loop"),
+                Call(target, pullback, [None, body_name, items] + inits, self.lineno)]
+        run = nodes.unpack([target, pullback], call, self.lineno)
+        run.loop_env = [(v, step.kinds[v]) for v in body.captured]  # for `loop_caches`
+        return before + [result.tree, run], ops
 
-    def is_cancelled_shift(self, target, fn, args, keywords):
-        """Whether `target = fn(...)` is a shift that what the function computes from
-        it cancels, its cotangent zero (see `invariance`)."""
-        shift = invariance.shift_of(fn, args, keywords, self.kinds[target].shape == "scalar")
-        if shift is None:
-            return False
-        statements, position = self.place
-        block = self.blocks.get(id(statements))
-        if block is None:
-            block = self.blocks[id(statements)] = invariance.Block(statements)
-        return invariance.cancelled(target, shift, block, position, self.function_reads,
-                                    self.callees.global_callee,
-                                    lambda atom: self.kind_of(atom).shape == "scalar")
+    def materialize_items(self, items):
+        """`list(items)` for an iterator (zip, enumerate, ...) with differentiable items,
+        so that the derivative of the loop's derivative can see them too."""
+        listed = self.namer.fresh(items.id + "_list")
+        call = nodes.call(nodes.name(self.bindings.object("list", list)), [items])
+        assign = nodes.assign(listed, call, self.lineno)
+        return [assign], self.primitive(assign, self.facts.materialized(listed, items))[1]
 
-    def function_reads(self):
-        """How often the function reads each name (the tree only ever changes the
-        names of pullback's helpers it calls)."""
-        if self.reads is None:
-            self.reads = nodes.read_counts(self.tree)
-        return self.reads
+    def primal_loop(self, stmt, step):
+        """A loop without differentiable values runs as it is, with `loops.iterate`."""
+        for node in [stmt.value] + list(nodes.walk(step.callee)):
+            helper = getattr(node, "helper", None)
+            if helper is not None:
+                node.func = nodes.name(self.bindings.helper(node.func.id, helper))
+        return [step.callee, nodes.assign(step.target, stmt.value, self.lineno)], None
 
-    def constant_result(self, fn, args, keywords):
-        """The kind of the result of a call of `fn` that has no derivative here."""
-        if fn is None:
-            return kinds.CONST
-        if registry.is_nondifferentiable(fn):
-            return registry.constant_result(fn) or kinds.CONST
-        rule = registry.rule_for(fn)
-        if rule is None:
-            return kinds.CONST
-        return _result_kind(rule, [self.kind_of(a) for a in args + [v for _, v in keywords]])
-
-
-    def check_effect(self, value):
-        """A call whose value is dropped may only see constants (or be print-like).
-
-        Its only use would be a side effect on a differentiable value, which
-        pullback cannot see.
-        """
-        if not isinstance(value, nodes.Call):
-            return
-        fn = None if self.callees.is_method(value.func) else self.callees.callee(value.func)
-        args = value.args + [k.value for k in value.keywords]
-        if self.callees.is_method(value.func):
-            args = args + [value.func.value]
-        if any(self.kind_of(a).active for a in args) and not (
-            fn is not None and registry.is_nondifferentiable(fn)
-        ):
-            what = nodes.dotted_path(value.func) or f"method .{value.func.attr}"
-            raise self.error(
-                f"calling {what} without using its result, with a differentiable argument: "
-                "its only effect would be to mutate a value, which is not yet supported",
-                what,
-            )
+    def loop_body(self, stmt, step):
+        """A loop's body is transformed where the loop calls it."""
+        return [], None
 
     # -- helpers ----------------------------------------------------------------
-
-    def kind_of(self, atom):
-        if isinstance(atom, nodes.Name):
-            return self.kinds.get(atom.id, kinds.CONST)
-        if isinstance(atom, nodes.Tuple):
-            return kinds.promote([self.kind_of(e) for e in atom.elts] or [kinds.CONST])
-        if isinstance(atom, nodes.Constant) and isinstance(atom.value, (int, float)):
-            return kinds.CONST_SCALAR
-        return kinds.CONST
 
     def index_value(self, index):
         """Subscript syntax as a value (`nodes.index_value`), reading `slice` from a cell."""
@@ -666,34 +336,6 @@ class _Reverse:
             return nodes.call(nodes.name(self.bindings.object("slice", slice)), parts)
 
         return nodes.index_value(index, slice_call)
-
-    def no_rule(self, fn):
-        name = registry.describe(fn)
-        return self.error(
-            f"no derivative rule for {name}, called here with a differentiable argument; "
-            f"register one with @pullback.adjoint({name}) (see docs/rules.md)",
-            name,
-        )
-
-    def shape_of(self, atom):
-        """A token shared by atoms known to have the same shape ("scalar"), or None."""
-        if self.kind_of(atom).shape == "scalar":
-            return "scalar"
-        if isinstance(atom, nodes.Name):
-            return self.shapes.get(atom.id)
-        return None
-
-    def result_shape(self, rule, target, args):
-        """The shape token of a primitive's result: an elementwise operation on
-        operands of one shape (and scalars) has that shape."""
-        if rule.result == "scalar":
-            return "scalar"
-        if rule.result != "elementwise":
-            return target
-        shapes = {self.shape_of(a) for a in args} - {"scalar"}
-        if not shapes:
-            return "scalar"
-        return shapes.pop() if len(shapes) == 1 and None not in shapes else target
 
     def located(self, step, *args):
         """Run `step(*args)`, giving a TransformError it raises this statement's line."""
@@ -705,19 +347,15 @@ class _Reverse:
             raise self.error(error.message, error.construct) from None
 
     def error(self, message, construct):
-        return TransformError(message, self.origin.filename, self.lineno, construct)
+        return self.facts.error(message, construct)
 
 
-def _repeats(kind_of, operands):
-    """Whether `a * b` repeats a differentiable list or tuple: one is, and the other is a
-    constant that may be an int (not an array; not a float literal, which Python refuses)."""
-    for items, count in (operands, operands[::-1]):
-        times = kind_of(count)
-        float_literal = isinstance(count, nodes.Constant) and isinstance(count.value, float)
-        if (kinds.is_sequence(kind_of(items)) and kind_of(items).active and not times.active
-                and times.shape != "array" and not float_literal):
-            return True
-    return False
+EMIT = {
+    "copy": _Reverse.copy, "primitive": _Reverse.primitive, "build": _Reverse.build,
+    "unpack": _Reverse.unpack, "closure": _Reverse.closure, "static": _Reverse.static_call,
+    "custom": _Reverse.custom_call, "dynamic": _Reverse.dynamic_call, "loop": _Reverse.loop,
+    "primal_loop": _Reverse.primal_loop, "loop_body": _Reverse.loop_body,
+}
 
 
 def _group_closures(ops):
@@ -751,44 +389,3 @@ def _defined(stmt):
     if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Lambda):
         return stmt.targets[0].id
     return None
-
-
-def _sliced(container, index):
-    """The kind of `container[index]` for a tuple or list kind and a slice of constant
-    bounds (`params[5:]`), else None."""
-    bounds = [index.lower, index.upper, index.step]
-    if not all(b is None or isinstance(b, nodes.Constant) and type(b.value) is int
-               for b in bounds):
-        return None
-    part = slice(*[None if b is None else b.value for b in bounds])
-    return kinds.sequence(container.type, container.items[part])
-
-
-def _unpacks(value):
-    """Whether a literal unpacks another value into itself (`*x`, `**d`)."""
-    if isinstance(value, nodes.Dict):
-        return any(k is None for k in value.keys)
-    return any(isinstance(e, nodes.Starred) for e in value.elts)
-
-
-def _is_split(call):
-    """Whether a call passes `*args` or `**kwargs` (ANF then calls `f(*args, **kwargs)`)."""
-    return any(isinstance(a, nodes.Starred) for a in call.args) or any(
-        k.arg is None for k in call.keywords)
-
-
-
-def _result_kind(rule, arg_kinds):
-    if callable(rule.result):
-        return rule.result(*arg_kinds)
-    active = any(k.active for k in arg_kinds)
-    if rule.result == "elementwise":
-        return kinds.promote(arg_kinds)
-    if rule.result == "scalar":
-        return kinds.SCALAR if active else kinds.CONST_SCALAR
-    if rule.result == "array" and active:
-        return kinds.ARRAY
-    return kinds.ANY if active else kinds.CONST
-
-
-

@@ -1,0 +1,700 @@
+"""The abstract interpreter: what an ANF function's values are before it runs.
+
+`Interpreter` reads one function (or loop body) statement by statement and keeps,
+for every variable, its kind (`kinds`) and a shape token (`shapes`). Each
+statement's transfer function also decides how the statement is differentiated
+and returns that as a `Step`, which the reverse pass (φ, `reverse.forward`)
+turns into code: a primitive with its rule, a copy, a container built or
+unpacked, a closure, a call compiled for its callee or resolved at run time, a
+loop. Along the way it runs the analyses that need those facts: callees
+(`callees`), updates in place (`updates`), shifts a computation cancels
+(`invariance`), and `isinstance` tests the kinds decide.
+
+It owns both fixed points of the analysis:
+- a loop's: the kinds of its state, joined over iterations (`loop_state`);
+- recursion's: the kind a function's calls of itself return, and the parameters
+  they update in place (`recursion_fixed_point`).
+
+Both run the interpreter alone, without generating code; the reverse pass then
+generates each body once, for the kinds they settled on.
+
+The reverse pass drives the interpreter through its own walk (`at`, `statement`,
+`test`, `save`, `restore`, `join`, `after`); `run` walks a whole function alone.
+"""
+
+import dataclasses
+import operator
+import types
+
+import numpy as np
+
+from ... import errors
+from ...errors import TransformError
+from ...rules import registry
+from ...runtime import calls, custom, introspection, loops, mutation, records, structures
+from ..syntax import nodes, operators
+from . import callees, invariance, kinds, updates
+
+SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
+               "the cotangents of its members; use a list or a tuple")
+_REPEAT_REFUSED = ("repeating a list or tuple that holds a differentiable value (xs * n) is "
+                   "not supported: build it with a comprehension, [x for _ in range(n)], or "
+                   "use an array and np.tile")
+
+
+@dataclasses.dataclass
+class Step:
+    """How a statement is differentiated, as the interpreter decided it.
+
+    Attributes:
+      how: what the statement is: "copy", "primitive", "build", "unpack",
+        "closure", "static", "custom", "dynamic", "loop", "primal_loop" or
+        "loop_body" (a loop's body, generated where the loop runs it).
+      target: the variable it assigns (for "unpack", the list of them).
+      fn: the primitive or the Python function called.
+      rule: a primitive's rule.
+      args: a primitive's arguments; a build's values; a static call's argument
+        bound to each parameter; a closure's default values.
+      keywords: a primitive's keyword arguments, as (name, atom) pairs; a build's
+        keys (or its helper's layout).
+      source: a copy's or an unpack's source; a build's helper (`structures.unstar`
+        or `.undict`) when it unpacks parts.
+      callee: a static call's `Callee`, or a loop's body `FunctionDef`.
+      later: a closure's or a loop body's free variables not assigned yet.
+      kinds: a loop body's parameters' and free variables' kinds; an unpack's
+        container kind.
+      summary: a loop body's `Summary`.
+    """
+
+    how: str
+    target: object = None
+    fn: object = None
+    rule: object = None
+    args: list = dataclasses.field(default_factory=list)
+    keywords: list = dataclasses.field(default_factory=list)
+    source: object = None
+    callee: object = None
+    later: list = dataclasses.field(default_factory=list)
+    kinds: object = None
+    summary: object = None
+
+
+@dataclasses.dataclass
+class Summary:
+    """What interpreting a whole function found.
+
+    Attributes:
+      result_kind: the kind of its return value.
+      kinds: the kind of every variable.
+      shapes: a token for every variable, equal for variables known to have one
+        shape ("scalar" for scalars), or None.
+      updated: the parameters and free variables it updates in place (as Python
+        runs it), by the user's names.
+      exits: for a loop's body, the variables whose memory each item of the state
+        it returns may share, and those it may hold: a pair of sets per item.
+      globals_used: the global (or builtin) objects it looked up, by name.
+    """
+
+    result_kind: object
+    kinds: dict
+    shapes: dict
+    updated: list
+    exits: list
+    globals_used: dict
+
+
+@dataclasses.dataclass
+class Callee:
+    """A Python function called from the function being interpreted.
+
+    Attributes:
+      cell: the closure cell that holds (or will hold) its forward function.
+      name: the name generated code should preferably give it (`g_fwd`).
+      result_kind: the kind of its result.
+      updated: its parameters it updates in place.
+    """
+
+    cell: object
+    name: str
+    result_kind: object
+    updated: tuple = ()
+
+
+def recursion_fixed_point(attempt, calls_itself, rounds):
+    """The assumption about a function's calls of itself under which interpreting it
+    agrees with what it assumed: a pair (result kind, parameters updated in place).
+
+    `attempt(assumed)` interprets the function under `assumed` and returns its
+    `Summary`; `calls_itself()` says whether the last attempt met such a call. The
+    updated parameters grow from none, the result kind from `ANY`, until the
+    attempt returns what was assumed; then the code generated is correct by
+    induction on the depth of the recursion. If the result kind does not settle
+    within `rounds` attempts, `ANY` is kept. Returns the pair and whether it
+    settled (else the pair assumes `ANY`).
+    """
+    updated = ()
+    first = attempt((kinds.ANY, updated))
+    while tuple(first.updated) != updated and calls_itself():
+        updated = tuple(first.updated)
+        first = attempt((kinds.ANY, updated))
+    if first.result_kind is kinds.ANY or not calls_itself():
+        return (kinds.ANY, updated), True
+    assumed = first.result_kind
+    for _ in range(rounds):
+        found = attempt((assumed, updated))
+        if found.result_kind == assumed and tuple(found.updated) == updated:
+            return (assumed, updated), True
+        assumed = found.result_kind
+    return (kinds.ANY, updated), False
+
+
+class Interpreter:
+    """The abstract interpretation of one ANF function `tree` (see the module docstring).
+
+    Args:
+      tree: the function, in A-normal form.
+      origin: its `parse.Origin`.
+      param_kinds: the kind of each parameter and free variable (`kinds.CONST` if
+        absent).
+      calls: how calls are compiled: `calls.resolve(fn, param_kinds) -> Callee`.
+      freevars: its free variables (for a loop body, the variables it captures).
+      index_value: `index_value(index)`, subscript syntax as a value (the reverse
+        pass binds `slice` in its generated code).
+    """
+
+    def __init__(self, tree, origin, param_kinds, calls, freevars=None, index_value=None):
+        self.tree = tree
+        self.origin = origin
+        self.calls = calls
+        self.params = nodes.parameter_names(tree.args)
+        self.freevars = list(origin.cells) if freevars is None else freevars
+        self.index_value = index_value or _index_value
+        self.entry = getattr(tree, "parameter_versions", {})  # see `anf.capture`
+        param_kinds = {self.entry.get(p, p): kind for p, kind in param_kinds.items()}
+        unknown = set(param_kinds) - set(self.params) - set(self.freevars)
+        if unknown:
+            raise AssertionError(f"kinds for {sorted(unknown)}, which {tree.name} does not have")
+        self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params + self.freevars}
+        self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
+        self.lineno = tree.lineno
+        self.callees = callees.Callees(origin, tree, lambda: self.kinds, self.kind_of, self.error)
+        self.updates = updates.Updates(self, self.params + self.freevars, [
+            name for name, kind in self.kinds.items() if kind.shape == "array"])
+        self.known = {}  # a test's variable -> its value, when the kinds decide it
+        self.place = None  # (the statements of the block being read, the position in it)
+        self.blocks = {}  # id of a block's statements -> its `invariance.Block`
+        self.reads = None  # how often the function reads each name, once asked
+        self.loop_bodies = {}  # a loop body's name -> its FunctionDef, until its loop
+
+    # -- the walk ----------------------------------------------------------------
+
+    def run(self):
+        """Interpret the whole function; its `Summary`."""
+        *body, ret = self.tree.body
+        self.block(body)
+        return self.finish(ret)
+
+    def block(self, statements):
+        for position, stmt in enumerate(statements):
+            self.at(statements, position)
+            known = self.test(stmt) if isinstance(stmt, nodes.If) else None
+            if known is not None:
+                self.block(stmt.body if known else stmt.orelse)
+            elif isinstance(stmt, nodes.If):
+                before = self.save()
+                self.block(stmt.body)
+                after_body = self.restore(before)
+                self.block(stmt.orelse)
+                self.join(after_body)
+            else:
+                self.statement(stmt)
+                self.after(stmt)
+
+    def at(self, statements, position):
+        """Move to statement `position` of the block `statements`."""
+        self.place = (statements, position)
+        self.lineno = nodes.lineno_of(statements[position])
+
+    def test(self, stmt):
+        """For `if stmt.test:`, the test's value when the kinds decide it, else None."""
+        self.updates.read(stmt.test, self.lineno)
+        return self.known.get(stmt.test.id) if isinstance(stmt.test, nodes.Name) else None
+
+    def save(self):
+        """The state before a branch, to `restore` before the other branch."""
+        return dict(self.kinds), dict(self.shapes)
+
+    def restore(self, saved):
+        """Go back to the state `saved` before the branch just read; the branch's state."""
+        after = self.kinds, self.shapes
+        self.kinds, self.shapes = dict(saved[0]), dict(saved[1])
+        return after
+
+    def join(self, other):
+        """Join the state of the branch just read with `other`, the other branch's."""
+        other_kinds, other_shapes = other
+        for var in set(other_kinds) | set(self.kinds):
+            self.kinds[var] = kinds.join(other_kinds.get(var), self.kinds.get(var))
+        for var in other_shapes.keys() & self.shapes.keys():
+            if other_shapes[var] != self.shapes[var]:
+                self.shapes[var] = None
+        self.shapes.update({v: s for v, s in other_shapes.items() if v not in self.shapes})
+
+    def after(self, stmt):
+        """Follow the statement just interpreted in the alias analysis."""
+        self.updates.track(stmt)
+
+    def finish(self, ret):
+        """Interpret the `return` statement `ret`, check the updates in place, and sum up."""
+        self.updates.read(ret, ret.lineno)
+        self.updates.check()
+        user = {version: param for param, version in self.entry.items()}
+        updated = self.updates.updated(self.params + self.freevars)
+        return Summary(self.kind_of(ret.value), self.kinds, self.shapes,
+                       [user.get(p, p) for p in updated], self.updates.reached_by_exits(),
+                       self.callees.globals_used)
+
+    # -- transfer functions --------------------------------------------------------
+
+    def statement(self, stmt):
+        """Interpret `stmt` (not an `if`): its `Step`, or None when it has no derivative."""
+        if isinstance(stmt, nodes.FunctionDef) and getattr(stmt, "loop", False):
+            self.loop_bodies[stmt.name] = stmt
+            return Step("loop_body")
+        if isinstance(stmt, nodes.FunctionDef):
+            return self.closure(stmt.name, stmt)
+        if isinstance(stmt, nodes.Assign):
+            target = stmt.targets[0]
+            if isinstance(target, nodes.Tuple):
+                return self.unpack([t.id for t in target.elts], stmt.value)
+            return self.assign(target.id, stmt.value)
+        if isinstance(stmt, nodes.Expr):
+            self.check_effect(stmt.value)
+        return None
+
+    def assign(self, target, value):
+        if isinstance(value, nodes.Name) and value.id in self.kinds:
+            self.kinds[target] = self.kinds[value.id]
+            self.shapes[target] = self.shapes.get(value.id)
+            return Step("copy", target, source=value.id)
+        if isinstance(value, (nodes.Name, nodes.Constant)) or self.callees.is_reference(value):
+            self.kinds[target] = self.kind_of(value)
+            return None
+        if isinstance(value, (nodes.Tuple, nodes.List, nodes.Dict)):
+            return self.build(target, value)
+        if isinstance(value, nodes.Lambda):
+            return self.closure(target, value)
+        if isinstance(value, nodes.Call):
+            return self.call(target, value)
+        return self.operation(target, value)
+
+    def operation(self, target, value):
+        """BinOp, UnaryOp, Compare, Attribute and Subscript: primitives by table."""
+        if isinstance(value, nodes.BinOp):
+            operands = [value.left, value.right]
+            operator_ = operators.BINARY[type(value.op)]
+            if operator_ is operator.add and any(kinds.is_sequence(self.kind_of(a))
+                                                  for a in operands):
+                operator_ = operator.concat
+            if operator_ is operator.mul and _repeats(self.kind_of, operands):
+                raise self.error(_REPEAT_REFUSED, "sequence repetition")
+            return self.primitive(target, operator_, operands, [])
+        if isinstance(value, nodes.UnaryOp):
+            return self.primitive(target, operators.UNARY[type(value.op)], [value.operand], [])
+        if isinstance(value, nodes.Attribute):
+            return self.attribute(target, value)
+        if isinstance(value, nodes.Subscript):
+            return self.subscript(target, value)
+        if isinstance(value, nodes.Set) and any(self.kind_of(v).active for v in value.elts):
+            raise self.error(SET_REFUSED, "set")
+        self.kinds[target] = kinds.CONST
+        return None
+
+    def attribute(self, target, value):
+        """`x.attr`: a NumPy attribute of an array, else a field of an object (see
+        `records`), the object's cotangent mirroring its fields."""
+        receiver = self.kind_of(value.value)
+        if not receiver.active:
+            self.kinds[target] = kinds.CONST
+            return None
+        if receiver is kinds.ARRAY:
+            if not hasattr(np.ndarray, value.attr):
+                raise self.error(f"NumPy arrays have no attribute .{value.attr}",
+                                 f"attribute .{value.attr}")
+            return self.primitive(target, getattr(np.ndarray, value.attr), [value.value], [])
+        step = self.primitive(target, records.field,
+                              [value.value, nodes.constant(value.attr)], [])
+        self.kinds[target] = kinds.field(receiver, value.attr)
+        return step
+
+    def subscript(self, target, value):
+        container = self.kind_of(value.value)
+        index = self.index_value(value.slice)
+        step = self.primitive(target, operator.getitem, [value.value, index], [])
+        if isinstance(container, kinds.Container) and isinstance(index, nodes.Constant):
+            self.kinds[target] = container.item(index.value) or kinds.element(container)
+        elif isinstance(container, kinds.Container) and not isinstance(value.slice, nodes.Slice):
+            self.kinds[target] = kinds.element(container)
+        elif isinstance(container, kinds.Container) and kinds.is_sequence(container):
+            self.kinds[target] = _sliced(container, value.slice) or kinds.Items(
+                kinds.element(container))
+        elif isinstance(container, kinds.Items):
+            self.kinds[target] = container if isinstance(value.slice, nodes.Slice) else (
+                container.element)
+        elif container.active:
+            self.kinds[target] = kinds.ARRAY if container is kinds.ARRAY else kinds.ANY
+        return step
+
+    def closure(self, target, node):
+        """A nested `def` or `lambda` is active when a variable it reads is (or may be:
+        one not assigned yet), or a default value."""
+        defaults = node.args.defaults + [d for d in node.args.kw_defaults if d is not None]
+        later = [var for var in node.captured if var not in self.kinds]
+        active = bool(later) or any(self.kinds[var].active for var in node.captured) or any(
+            self.kind_of(d).active for d in defaults)
+        self.kinds[target] = kinds.ANY if active else kinds.CONST
+        return Step("closure", target, args=defaults, source=node,
+                    later=later) if active else None
+
+    def build(self, target, value):
+        """A tuple, list or dict display."""
+        if _unpacks(value):
+            if isinstance(value, nodes.Dict):
+                helper, parts = structures.undict, value.values
+                layout = [nodes.constant(None) if k is None else k for k in value.keys]
+            else:
+                helper = structures.unstar
+                parts = [v.value if isinstance(v, nodes.Starred) else v for v in value.elts]
+                layout = [nodes.constant(isinstance(v, nodes.Starred)) for v in value.elts]
+            active = any(self.kind_of(p).active for p in parts)
+            self.kinds[target] = kinds.ANY if active else kinds.CONST
+            return Step("build", target, args=parts, keywords=layout,
+                        source=helper) if active else None
+        if isinstance(value, nodes.Dict):
+            if not all(isinstance(k, nodes.Constant) for k in value.keys):
+                items = [self.kind_of(v) for v in value.values]
+                self.kinds[target] = kinds.ANY if any(k.active for k in items) else kinds.CONST
+                return Step("build", target, args=value.values, keywords=value.keys)
+            keys, values = value.keys, value.values
+            container = kinds.container(dict, [k.value for k in keys], map(self.kind_of, values))
+        else:
+            keys = [nodes.constant(i) for i in range(len(value.elts))]
+            values = value.elts
+            type_ = tuple if isinstance(value, nodes.Tuple) else list
+            container = kinds.sequence(type_, map(self.kind_of, values))
+        self.kinds[target] = container
+        return Step("build", target, args=values, keywords=keys) if container.active else None
+
+    def unpack(self, targets, source):
+        container = self.kind_of(source)
+        for i, target in enumerate(targets):
+            if isinstance(container, kinds.Container):
+                self.kinds[target] = container.item(i) or kinds.element(container)
+            else:
+                self.kinds[target] = kinds.element(container)
+        if not container.active or not isinstance(source, nodes.Name):
+            return None
+        return Step("unpack", targets, source=source.id, kinds=container)
+
+    def call(self, target, value):
+        """`target = f(...)`: a primitive, a call of a Python function (compiled now for
+        its callee, or resolved when it runs), a loop, or a constant."""
+        helper = getattr(value, "helper", None)
+        if helper is loops.iterate:
+            return self.loop(target, value)
+        fn = helper or self.callees.callee(value.func)
+        args = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
+        if fn is not None and self.callees.is_method(value.func):
+            args = [value.func.value] + args
+        keywords = [(k.arg, k.value) for k in value.keywords]
+        active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
+        if fn is None or is_split(value):
+            callee = value.func.value if self.callees.is_method(value.func) else value.func
+            if active or self.kind_of(callee).active:
+                self.kinds[target] = kinds.ANY
+                return Step("dynamic", target)
+        elif active and not registry.is_nondifferentiable(fn):
+            if registry.rule_for(fn) is not None:
+                step = self.primitive(target, fn, args, keywords)
+                if step is not None and self.is_cancelled_shift(target, fn, args, keywords):
+                    self.kinds[target] = kinds.constant(self.kinds[target])
+                    return None
+                return step
+            if custom.vjp_of(fn) is not None:
+                if value.keywords or is_split(value):
+                    raise self.error(f"{fn.__qualname__} has a custom derivative: call it with "
+                                     "positional arguments only", fn.__qualname__)
+                self.kinds[target] = kinds.ANY
+                return Step("custom", target, fn)
+            if fn is mutation.with_member:  # a set comprehension
+                raise self.error(SET_REFUSED, "set")
+            if isinstance(fn, types.FunctionType) and introspection.has_fixed_parameters(fn):
+                return self.static_call(target, fn, value)
+            if isinstance(fn, types.FunctionType):
+                self.kinds[target] = kinds.ANY
+                return Step("dynamic", target)
+            raise self.no_rule(fn)
+        self.kinds[target] = self.constant_result(fn, args, keywords)
+        if fn is isinstance and len(args) == 2:
+            self.known[target] = self.type_test(*args)
+        return None
+
+    def primitive(self, target, fn, args, keywords):
+        """`target = fn(*args, **keywords)` for a primitive `fn`: a step with its rule
+        when an argument is differentiable."""
+        rule = registry.rule_for(fn)
+        arg_kinds = [self.kind_of(a) for a in args + [v for _, v in keywords]]
+        if registry.is_nondifferentiable(fn) or not any(k.active for k in arg_kinds):
+            self.kinds[target] = self.constant_result(fn, args, keywords)
+            return None
+        if rule is None:
+            raise self.no_rule(fn)
+        self.kinds[target] = _result_kind(rule, arg_kinds)
+        self.shapes[target] = self.result_shape(rule, target, args)
+        return Step("primitive", target, fn, rule, args, keywords)
+
+    def static_call(self, target, fn, value):
+        """A call of Python function `fn`, compiled for the kinds of its arguments."""
+        signature = calls.signature(fn)
+        try:
+            bound = signature.bind(*value.args, **{k.arg: k.value for k in value.keywords})
+        except TypeError as error:
+            raise self.error(f"calling {fn.__qualname__}: {error}", fn.__qualname__) from None
+        params = list(signature.parameters)
+        arguments = [bound.arguments.get(p) for p in params]
+        callee = self.located_in_user_code(self.calls.resolve, value.func, fn, {
+            p: self.kind_of(a) if a is not None else kinds.CONST
+            for p, a in zip(params, arguments)})
+        self.kinds[target] = callee.result_kind
+        self.updates.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
+        return Step("static", target, fn, args=arguments, callee=callee)
+
+    def located_in_user_code(self, resolve, func, fn, param_kinds):
+        """`resolve(fn, param_kinds)`, a TransformError met inside a library's `fn`
+        named at this call, written `func`, when this function is the user's."""
+        try:
+            return resolve(fn, param_kinds)
+        except TransformError as error:
+            if not errors.in_library(error.filename) or errors.in_library(
+                    self.origin.filename):
+                raise
+            name, full = nodes.dotted_path(func) or fn.__qualname__, registry.describe(fn)
+            called = name if full.endswith(name) and full.count(".") == name.count(
+                ".") else f"{name} ({full})"
+            raise errors.into_library(error, called, self.origin.filename,
+                                      self.lineno) from None
+
+    def loop(self, target, value):
+        """`iterate(loop_body, items, *state)`: the body's kinds, for the kinds its
+        state takes in any iteration (see `loops`)."""
+        body_name, items, *inits = value.args
+        body = self.loop_bodies.pop(body_name.id)
+        item = kinds.element(self.kind_of(items))
+        state = [self.kind_of(a) for a in inits]
+        outer = {v: self.kinds.get(v, kinds.ANY) for v in body.captured}  # ANY: defined later
+        if not any(k.active for k in [item, *state, *outer.values()]):
+            return self.primal_loop(target, value, body)
+        summary, state = self.loop_state(body, outer, item, state)
+        self.updates.loop(target, body, items, inits, summary)
+        self.kinds[body.name] = kinds.ANY if any(k.active for k in outer.values()) else (
+            kinds.CONST)
+        self.kinds[target] = kinds.sequence(tuple, [kinds.CONST] + state)
+        param_kinds = dict(outer)
+        param_kinds.update(zip(nodes.parameter_names(body.args), [item] + state))
+        later = [var for var in body.captured if var not in self.kinds]
+        return Step("loop", target, callee=body, later=later, kinds=param_kinds,
+                    summary=summary)
+
+    def loop_state(self, body, outer, item, state):
+        """The `Summary` of a loop body, and the kinds of its state: those of its initial
+        values joined with those the body returns, until they no longer change."""
+        while True:
+            param_kinds = dict(outer)
+            param_kinds.update(zip(nodes.parameter_names(body.args), [item] + state))
+            summary = Interpreter(body, self.origin, param_kinds, self.calls, body.captured,
+                                  self.index_value).run()
+            returned = [kinds.item(summary.result_kind, i + 1) for i in range(len(state))]
+            joined = [kinds.join(a, b) for a, b in zip(state, returned)]
+            if joined == state:
+                self.callees.globals_used.update(summary.globals_used)
+                return summary, state
+            state = joined
+
+    def primal_loop(self, target, value, body):
+        """A loop without differentiable values: only its updates in place matter."""
+        if any(hasattr(node, "updates") for node in nodes.walk(body)):
+            param_kinds = {p: kinds.CONST for p in nodes.parameter_names(body.args) + body.captured}
+            checked = Interpreter(body, self.origin, param_kinds, self.calls, body.captured,
+                                  self.index_value).run()
+            self.updates.track_loop(target, body, value.args[1], value.args[2:],
+                                    checked.updated)
+        self.kinds[target] = kinds.CONST
+        return Step("primal_loop", target, callee=body)
+
+    def materialized(self, target, items):
+        """`target = list(items)`, made of an iterator with differentiable items."""
+        return self.primitive(target, list, [items], [])
+
+    def is_cancelled_shift(self, target, fn, args, keywords):
+        """Whether `target = fn(...)` is a shift that what the function computes from
+        it cancels, its cotangent zero (see `invariance`)."""
+        shift = invariance.shift_of(fn, args, keywords, self.kinds[target].shape == "scalar")
+        if shift is None:
+            return False
+        statements, position = self.place
+        block = self.blocks.get(id(statements))
+        if block is None:
+            block = self.blocks[id(statements)] = invariance.Block(statements)
+        return invariance.cancelled(target, shift, block, position, self.function_reads,
+                                    self.callees.global_callee,
+                                    lambda atom: self.kind_of(atom).shape == "scalar")
+
+    def function_reads(self):
+        """How often the function reads each name."""
+        if self.reads is None:
+            self.reads = nodes.read_counts(self.tree)
+        return self.reads
+
+    def type_test(self, value, types_):
+        """`isinstance(value, types_)` when the kind of `value` decides it, else None."""
+        kind = self.kind_of(value)
+        cls = self.callees.callee(types_) if nodes.dotted_path(types_) is not None else None
+        if kind.shape == "array":
+            known = np.ndarray
+        elif isinstance(kind, kinds.Container):
+            known = kind.type
+        else:
+            return None
+        builtin = (tuple, list, dict, set, str)
+        decided = cls in builtin or known not in (tuple, list, dict, np.ndarray)
+        return issubclass(known, cls) if isinstance(cls, type) and decided else None
+
+    def constant_result(self, fn, args, keywords):
+        """The kind of the result of a call of `fn` that has no derivative here."""
+        if fn is None:
+            return kinds.CONST
+        if registry.is_nondifferentiable(fn):
+            return registry.constant_result(fn) or kinds.CONST
+        rule = registry.rule_for(fn)
+        if rule is None:
+            return kinds.CONST
+        return _result_kind(rule, [self.kind_of(a) for a in args + [v for _, v in keywords]])
+
+    def check_effect(self, value):
+        """A call whose value is dropped may only see constants (or be print-like).
+
+        Its only use would be a side effect on a differentiable value, which
+        pullback cannot see.
+        """
+        if not isinstance(value, nodes.Call):
+            return
+        fn = None if self.callees.is_method(value.func) else self.callees.callee(value.func)
+        args = value.args + [k.value for k in value.keywords]
+        if self.callees.is_method(value.func):
+            args = args + [value.func.value]
+        if any(self.kind_of(a).active for a in args) and not (
+            fn is not None and registry.is_nondifferentiable(fn)
+        ):
+            what = nodes.dotted_path(value.func) or f"method .{value.func.attr}"
+            raise self.error(
+                f"calling {what} without using its result, with a differentiable argument: "
+                "its only effect would be to mutate a value, which is not yet supported",
+                what,
+            )
+
+    # -- queries -------------------------------------------------------------------
+
+    def kind_of(self, atom):
+        """The kind of an atom (a name, a constant, a tuple of atoms)."""
+        if isinstance(atom, nodes.Name):
+            return self.kinds.get(atom.id, kinds.CONST)
+        if isinstance(atom, nodes.Tuple):
+            return kinds.promote([self.kind_of(e) for e in atom.elts] or [kinds.CONST])
+        if isinstance(atom, nodes.Constant) and isinstance(atom.value, (int, float)):
+            return kinds.CONST_SCALAR
+        return kinds.CONST
+
+    def shape_of(self, atom):
+        """A token shared by atoms known to have the same shape ("scalar"), or None."""
+        if self.kind_of(atom).shape == "scalar":
+            return "scalar"
+        if isinstance(atom, nodes.Name):
+            return self.shapes.get(atom.id)
+        return None
+
+    def result_shape(self, rule, target, args):
+        """The shape token of a primitive's result: an elementwise operation on
+        operands of one shape (and scalars) has that shape."""
+        if rule.result == "scalar":
+            return "scalar"
+        if rule.result != "elementwise":
+            return target
+        shapes = {self.shape_of(a) for a in args} - {"scalar"}
+        if not shapes:
+            return "scalar"
+        return shapes.pop() if len(shapes) == 1 and None not in shapes else target
+
+    def no_rule(self, fn):
+        name = registry.describe(fn)
+        return self.error(
+            f"no derivative rule for {name}, called here with a differentiable argument; "
+            f"register one with @pullback.adjoint({name}) (see docs/rules.md)",
+            name,
+        )
+
+    def error(self, message, construct):
+        """A TransformError at the line being read."""
+        return TransformError(message, self.origin.filename, self.lineno, construct)
+
+
+def _index_value(index):
+    return nodes.index_value(index, lambda parts: nodes.call(nodes.name("slice"), parts))
+
+
+def _repeats(kind_of, operands):
+    """Whether `a * b` repeats a differentiable list or tuple: one is, and the other is a
+    constant that may be an int (not an array; not a float literal, which Python refuses)."""
+    for items, count in (operands, operands[::-1]):
+        times = kind_of(count)
+        float_literal = isinstance(count, nodes.Constant) and isinstance(count.value, float)
+        if (kinds.is_sequence(kind_of(items)) and kind_of(items).active and not times.active
+                and times.shape != "array" and not float_literal):
+            return True
+    return False
+
+
+def _sliced(container, index):
+    """The kind of `container[index]` for a tuple or list kind and a slice of constant
+    bounds (`params[5:]`), else None."""
+    bounds = [index.lower, index.upper, index.step]
+    if not all(b is None or isinstance(b, nodes.Constant) and type(b.value) is int
+               for b in bounds):
+        return None
+    part = slice(*[None if b is None else b.value for b in bounds])
+    return kinds.sequence(container.type, container.items[part])
+
+
+def _unpacks(value):
+    """Whether a literal unpacks another value into itself (`*x`, `**d`)."""
+    if isinstance(value, nodes.Dict):
+        return any(k is None for k in value.keys)
+    return any(isinstance(e, nodes.Starred) for e in value.elts)
+
+
+def is_split(call):
+    """Whether a call passes `*args` or `**kwargs` (ANF then calls `f(*args, **kwargs)`)."""
+    return any(isinstance(a, nodes.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords)
+
+
+def _result_kind(rule, arg_kinds):
+    if callable(rule.result):
+        return rule.result(*arg_kinds)
+    active = any(k.active for k in arg_kinds)
+    if rule.result == "elementwise":
+        return kinds.promote(arg_kinds)
+    if rule.result == "scalar":
+        return kinds.SCALAR if active else kinds.CONST_SCALAR
+    if rule.result == "array" and active:
+        return kinds.ARRAY
+    return kinds.ANY if active else kinds.CONST
