@@ -10,6 +10,7 @@ run time.
 """
 
 import builtins
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -130,48 +131,57 @@ def _derivative(fn, param_kinds, kinds_key):
 
 def _recursion_fixed_point(fn, param_kinds, key):
     """The derivative of `fn`, its calls of itself (with the same kinds) compiled for
-    the kind of result it returns.
+    the kind of result it returns and the parameters they update in place.
 
-    While `fn` is transformed, a call of itself returns a value of the kind assumed in
-    `_IN_PROGRESS`: first `ANY`, then the kind the code compiled for the last
-    assumption returns, until the two agree; the code is then correct by induction
-    on the depth of the recursion. If they do not agree within `_ROUNDS` more runs,
-    the code compiled for `ANY` is kept, and whatever was compiled meanwhile for an
-    assumption that did not hold is forgotten. The parameters a call of itself
-    updates in place are assumed the same way, from none: they only grow, so the
-    first runs repeat until they settle.
+    `interpret.recursion_fixed_point` finds these by interpreting `fn` alone, its
+    calls of itself assumed (in `_IN_PROGRESS`) to return what the last attempt
+    returned; the pipeline then runs once, under the assumption that held. If none
+    held, whatever was compiled meanwhile for an assumption that did not is
+    forgotten. A function that does not name itself is not interpreted first: its
+    pipeline runs assuming nothing, and only if it called itself after all (through
+    another name) is the fixed point sought.
     """
     front = _front(fn)
-    updated = ()
-    first = _pipeline_assuming(fn, param_kinds, front, key, (kinds.ANY, updated))
-    while first.updated != updated and _calls_itself(first, key):
-        updated = first.updated
-        first = _pipeline_assuming(fn, param_kinds, front, key, (kinds.ANY, updated))
-    if first.result_kind is kinds.ANY or not _calls_itself(first, key):
-        return first
-    assumed = first.result_kind
-    for _ in range(_ROUNDS):
-        found = _pipeline_assuming(fn, param_kinds, front, key, (assumed, updated))
-        if found.result_kind == assumed and found.updated == updated:
+    if fn.__name__ not in nodes.names_in(front[3]):
+        with _assuming(key, (kinds.ANY, ())):
+            found = _run_pipeline(fn, param_kinds, front)
+        if not _calls_itself(found.callees, key):
             return found
-        assumed = found.result_kind
-    _forget_assumptions(key, first.result_kind)
-    return first
+    last = []
+
+    def attempt(assumed):
+        last[:] = [_Calls()]
+        with _assuming(key, assumed):
+            return _interpret(front, param_kinds, last[0])
+
+    assumed, settled = interpret.recursion_fixed_point(
+        attempt, lambda: _calls_itself(last[0].callees, key), _ROUNDS)
+    if not settled:
+        _forget_assumptions(key, kinds.ANY)
+    with _assuming(key, assumed):
+        return _run_pipeline(fn, param_kinds, front)
 
 
-def _pipeline_assuming(fn, param_kinds, front, key, assumed):
-    """The pipeline run on `fn` from its `_front`, its calls of itself assumed to return
-    a value of a kind and to update parameters in place: `assumed`, the pair."""
+@contextlib.contextmanager
+def _assuming(key, assumed):
+    """While transforming the function of `key`, its calls of itself are assumed to
+    return a value of a kind and to update parameters in place: `assumed`, the pair."""
     _IN_PROGRESS[key] = assumed
     try:
-        return _run_pipeline(fn, param_kinds, front)
+        yield
     finally:
         del _IN_PROGRESS[key]
 
 
-def _calls_itself(derivative, key):
+def _interpret(front, param_kinds, calls):
+    """The `interpret.Summary` of the function whose `_front` is `front`."""
+    _, origin, _, inlined, _ = front
+    return interpret.Interpreter(nodes.clone(inlined), origin, param_kinds, calls).run()
+
+
+def _calls_itself(callees, key):
     return any(_derivative_key(callee, kinds_key) == key
-               for callee, _, kinds_key, _ in derivative.callees)
+               for callee, _, kinds_key, _ in callees)
 
 
 def _forget_assumptions(key, result_kind):

@@ -1,0 +1,160 @@
+"""The abstract interpreter (`analysis/interpret.py`): kinds, steps and both fixed points.
+
+Its facts are checked directly on small functions, its fixed points on stand-in
+attempts, and the code generated from them against finite differences at orders
+1 and 2, including a recursion the transformer only finds while generating code.
+"""
+
+import types
+
+import numpy as np
+import pytest
+
+from pullback.compiler import transform
+from pullback.compiler.analysis import interpret, kinds
+from pullback.compiler.syntax import nodes
+from pullback.runtime import loops
+from pullback.testing import check_grads
+
+
+def interpreter(fn, **param_kinds):
+    """A fresh interpreter of `fn` (after ANF and inlining), its parameters of the
+    kinds given (constants otherwise)."""
+    _, origin, _, inlined, _ = transform._front(fn)
+    return interpret.Interpreter(nodes.clone(inlined), origin, param_kinds,
+                                 transform._Calls())
+
+
+def steps_of(interp):
+    """The step each top-level statement of the interpreted function makes (its `how`)."""
+    *body, _ = interp.tree.body
+    found = []
+    for position, stmt in enumerate(body):
+        interp.at(body, position)
+        step = interp.statement(stmt)
+        interp.after(stmt)
+        found.append(step and step.how)
+    return found
+
+
+def straight(x, n):
+    y = x * 2.0
+    k = n + 1
+    t = (y, k)
+    a, b = t
+    return a * b
+
+
+def test_kinds_and_steps_of_straight_line_code():
+    interp = interpreter(straight, x=kinds.SCALAR, n=kinds.CONST_SCALAR)
+    assert steps_of(interp) == ["primitive", None, "build", "unpack", "primitive"]
+    assert interp.kinds["y"] is kinds.SCALAR
+    assert not interp.kinds["k"].active
+    assert interp.kinds["a"] is kinds.SCALAR
+    assert not interp.kinds["b"].active
+
+
+def test_a_constant_argument_makes_no_step():
+    interp = interpreter(straight, n=kinds.CONST_SCALAR)
+    assert steps_of(interp) == [None] * 5
+    assert not interpreter(straight, n=kinds.CONST_SCALAR).run().result_kind.active
+
+
+def horner(n, x):
+    y = 0.0
+    for _ in range(n):
+        y = y * x + 1.0
+    return y
+
+
+def test_a_loops_state_is_joined_over_iterations():
+    """`y` starts as a constant and becomes differentiable in the first iteration:
+    the loop's state settles on SCALAR, and the function returns a SCALAR."""
+    interp = interpreter(horner, x=kinds.SCALAR)
+    summary = interp.run()
+    loop = next(stmt.targets[0].id for stmt in nodes.walk(interp.tree)
+                if isinstance(stmt, nodes.Assign)
+                and getattr(stmt.value, "helper", None) is loops.iterate)
+    assert kinds.item(summary.kinds[loop], 1) is kinds.SCALAR
+    assert summary.result_kind is kinds.SCALAR
+
+
+def test_horner_gradients():
+    check_grads(lambda x: horner(3, x), (0.7,), order=2)
+
+
+def attempts(results):
+    """A stand-in attempt returning the summaries `results` maps each assumption to,
+    and the list of assumptions it was given."""
+    seen = []
+
+    def attempt(assumed):
+        seen.append(assumed)
+        kind, updated = results[assumed]
+        return types.SimpleNamespace(result_kind=kind, updated=list(updated))
+
+    return attempt, seen
+
+
+def test_recursion_settles_on_the_kind_it_returns():
+    pair = kinds.sequence(tuple, [kinds.ARRAY, kinds.SCALAR])
+    attempt, seen = attempts({(kinds.ANY, ()): (pair, ()), (pair, ()): (pair, ())})
+    assert interpret.recursion_fixed_point(attempt, lambda: True, 3) == ((pair, ()), True)
+    assert seen == [(kinds.ANY, ()), (pair, ())]
+
+
+def test_recursion_grows_the_updated_parameters_first():
+    attempt, seen = attempts({(kinds.ANY, ()): (kinds.ANY, ("xs",)),
+                              (kinds.ANY, ("xs",)): (kinds.ANY, ("xs",))})
+    assert interpret.recursion_fixed_point(attempt, lambda: True, 3) == (
+        (kinds.ANY, ("xs",)), True)
+
+
+def test_recursion_that_does_not_settle_assumes_any():
+    a, b = kinds.SCALAR, kinds.ARRAY
+    attempt, seen = attempts({(kinds.ANY, ()): (a, ()), (a, ()): (b, ()), (b, ()): (a, ())})
+    assert interpret.recursion_fixed_point(attempt, lambda: True, 3) == ((kinds.ANY, ()),
+                                                                         False)
+    assert len(seen) == 4
+
+
+def test_a_function_that_does_not_call_itself_is_attempted_once():
+    attempt, seen = attempts({(kinds.ANY, ()): (kinds.SCALAR, ())})
+    assert interpret.recursion_fixed_point(attempt, lambda: False, 3) == ((kinds.ANY, ()),
+                                                                          True)
+    assert len(seen) == 1
+
+
+def tree_sum(tree, w):
+    """A recursion returning a pair, whose kinds the fixed point finds."""
+    if isinstance(tree, tuple):
+        left, lw = tree_sum(tree[0], w)
+        right, rw = tree_sum(tree[1], w)
+        return np.tanh(left + right) * w, lw + rw
+    return tree * w, w * w
+
+
+def through_alias(x, n):
+    """Calls itself under another name: its tree does not name it."""
+    if n == 0:
+        return np.sin(x)
+    return x * ALIAS(x, n - 1)
+
+
+ALIAS = through_alias
+
+
+def test_a_recursion_returning_a_pair():
+    """Assumed to return ANY, it returns a pair; assumed to return a pair, it does."""
+    pair = kinds.sequence(tuple, [kinds.ANY, kinds.ANY])
+    derivative = transform.derivative(tree_sum, {"tree": kinds.ANY, "w": kinds.SCALAR})
+    assert derivative.result_kind == pair
+    check_grads(lambda w: sum(tree_sum(((0.5, -1.0), 2.0), w)), (0.3,), order=2)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_a_recursion_through_another_name(n):
+    check_grads(lambda x: through_alias(x, n), (0.8,), order=2)
+    derivative = transform.derivative(through_alias, {"x": kinds.SCALAR,
+                                                      "n": kinds.CONST_SCALAR})
+    assert any(callee is through_alias for callee, *_ in derivative.callees)
