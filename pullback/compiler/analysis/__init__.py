@@ -1,1 +1,3 @@
-"""Analyses the reverse pass consults: kinds of values, aliasing, shifts a computation cancels."""
+"""What is known of a function before it runs: the abstract interpreter (`interpret`)
+and the analyses it drives: kinds of values, callees, aliasing and updates in place,
+shifts a computation cancels."""
