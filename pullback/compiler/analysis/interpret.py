@@ -35,7 +35,7 @@ from ...runtime import calls, custom, introspection, loops, mutation, records, s
 from ..syntax import nodes, operators
 from . import callees, invariance, kinds, updates
 
-SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
+_SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
                "the cotangents of its members; use a list or a tuple")
 _REPEAT_REFUSED = ("repeating a list or tuple that holds a differentiable value (xs * n) is "
                    "not supported: build it with a comprehension, [x for _ in range(n)], or "
@@ -63,7 +63,6 @@ class Step:
       later: a closure's or a loop body's free variables not assigned yet.
       kinds: a loop body's parameters' and free variables' kinds; an unpack's
         container kind.
-      summary: a loop body's `Summary`.
     """
 
     how: str
@@ -76,7 +75,6 @@ class Step:
     callee: object = None
     later: list = dataclasses.field(default_factory=list)
     kinds: object = None
-    summary: object = None
 
 
 @dataclasses.dataclass
@@ -306,7 +304,7 @@ class Interpreter:
         if isinstance(value, nodes.Subscript):
             return self.subscript(target, value)
         if isinstance(value, nodes.Set) and any(self.kind_of(v).active for v in value.elts):
-            raise self.error(SET_REFUSED, "set")
+            raise self.error(_SET_REFUSED, "set")
         self.kinds[target] = kinds.CONST
         return None
 
@@ -427,7 +425,7 @@ class Interpreter:
                 self.kinds[target] = kinds.ANY
                 return Step("custom", target, fn)
             if fn is mutation.with_member:  # a set comprehension
-                raise self.error(SET_REFUSED, "set")
+                raise self.error(_SET_REFUSED, "set")
             if isinstance(fn, types.FunctionType) and introspection.has_fixed_parameters(fn):
                 return self.static_call(target, fn, value)
             if isinstance(fn, types.FunctionType):
@@ -502,8 +500,7 @@ class Interpreter:
         param_kinds = dict(outer)
         param_kinds.update(zip(nodes.parameter_names(body.args), [item] + state))
         later = [var for var in body.captured if var not in self.kinds]
-        return Step("loop", target, callee=body, later=later, kinds=param_kinds,
-                    summary=summary)
+        return Step("loop", target, callee=body, later=later, kinds=param_kinds)
 
     def loop_state(self, body, outer, item, state):
         """The `Summary` of a loop body, and the kinds of its state: those of its initial
