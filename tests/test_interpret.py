@@ -5,6 +5,7 @@ attempts, and the code generated from them against finite differences at orders
 1 and 2, including a recursion the transformer only finds while generating code.
 """
 
+import dataclasses
 import types
 
 import numpy as np
@@ -158,3 +159,55 @@ def test_a_recursion_through_another_name(n):
     derivative = transform.derivative(through_alias, {"x": kinds.SCALAR,
                                                       "n": kinds.CONST_SCALAR})
     assert any(callee is through_alias for callee, *_ in derivative.callees)
+
+
+@dataclasses.dataclass
+class Params:
+    w: float
+    b: np.ndarray
+
+
+def loop_closure_record(p, x):
+    """A loop whose state starts constant, calling a closure over a record's field."""
+    scale = lambda t: t * p.w  # noqa: E731
+    acc = 0.0
+    state = [0.0, x]
+    for _ in range(3):
+        acc = acc + scale(np.sum(np.tanh(p.b * state[1])))
+        state = [acc, state[1] * 0.5 + acc]
+    return acc + np.sum(state[1])
+
+
+def recursion_with_loop(x, n):
+    """A recursion whose body has a loop whose state starts constant."""
+    if n == 0:
+        return x
+    y = 0.0
+    for i in range(2):
+        y = y + np.sin(x * (i + 1))
+    h, = (recursion_with_loop(y, n - 1),)
+    return h * x
+
+
+def nested_loops(x):
+    """Inner loop states of int kind that become differentiable in a branch."""
+    out = 0
+    for i in range(2):
+        inner = 1
+        for j in range(2):
+            inner = inner * x if j else inner + i
+        out = out + inner
+    return out
+
+
+def test_a_loop_with_a_closure_over_a_record_field():
+    check_grads(loop_closure_record, (Params(0.7, np.array([0.3, -0.2])),
+                                      np.array([0.5, 1.5])), order=2)
+
+
+def test_a_recursion_with_a_loop():
+    check_grads(lambda x: recursion_with_loop(x, 2), (0.4,), order=2)
+
+
+def test_nested_loops_whose_states_change_kind():
+    check_grads(nested_loops, (0.9,), order=2)

@@ -142,7 +142,8 @@ def _recursion_fixed_point(fn, param_kinds, key):
     another name) is the fixed point sought.
     """
     front = _front(fn)
-    if fn.__name__ not in nodes.names_in(front[3]):
+    _, _, _, inlined, _ = front
+    if fn.__name__ not in nodes.names_in(inlined):
         with _assuming(key, (kinds.ANY, ())):
             found = _run_pipeline(fn, param_kinds, front)
         if not _calls_itself(found.callees, key):

@@ -528,10 +528,6 @@ class Interpreter:
         self.kinds[target] = kinds.CONST
         return Step("primal_loop", target, callee=body)
 
-    def materialized(self, target, items):
-        """`target = list(items)`, made of an iterator with differentiable items."""
-        return self.primitive(target, list, [items], [])
-
     def is_cancelled_shift(self, target, fn, args, keywords):
         """Whether `target = fn(...)` is a shift that what the function computes from
         it cancels, its cotangent zero (see `invariance`)."""

@@ -314,7 +314,8 @@ class _Reverse:
         listed = self.namer.fresh(items.id + "_list")
         call = nodes.call(nodes.name(self.bindings.object("list", list)), [items])
         assign = nodes.assign(listed, call, self.lineno)
-        return [assign], self.primitive(assign, self.facts.materialized(listed, items))[1]
+        _, op = self.primitive(assign, self.facts.primitive(listed, list, [items], []))
+        return [assign], op
 
     def primal_loop(self, stmt, step):
         """A loop without differentiable values runs as it is, with `loops.iterate`."""
