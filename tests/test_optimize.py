@@ -569,3 +569,60 @@ THIRD_ORDER = ["weight_read_twice_unrolled", "weight_in_branches_and_closure_the
                          ids=THIRD_ORDER)
 def test_joined_slices_tuple_displays_and_reductions_at_order_three(name, fn, args):
     check_grads(fn, args, order=3)
+
+
+# -- a cached loop carries the state's cotangents -------------------------------------
+
+
+def rotated_state(x, y, z, n):
+    """Each value of the state moves to another's place: an iteration's pullback reads
+    the cotangent coming in for one after assigning its own name for another."""
+    for _ in range(n):
+        x, y, z = z, x * y, y
+    return x * 3.0 + 2.0 * y + z
+
+
+def swapped_then_updated(x, y, n):
+    """The state swapped, then one of it updated from the other."""
+    for _ in range(n):
+        x, y = y, x
+        y = y * 1.3 + np.sin(x)
+    return x + 2.0 * y
+
+
+def passed_through(x, w, n):
+    """A value of the state passed on unchanged, read by the environment's sum."""
+    for _ in range(n):
+        x, w = x * w + w, w
+    return x + w
+
+
+def state_and_weight(x, w, xs):
+    """An array state through a weight read as `w @ x`, stopping early on a test."""
+    for row in xs:
+        x = np.tanh(w @ x + row)
+        if np.sum(x) > 2.5:
+            break
+    return np.sum(x * x)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (rotated_state, (0.3, 0.7, 0.9, 4)),
+    (swapped_then_updated, (0.3, 0.7, 3)),
+    (passed_through, (0.3, 0.7, 3)),
+    (state_and_weight, (np.linspace(0.1, 0.4, 3), np.eye(3) * 0.5 + 0.1,
+                        np.linspace(-1.0, 1.0, 15).reshape(5, 3))),
+])
+def test_a_cached_loop_carries_the_states_cotangents(fn, args):
+    """The loop's pullback carries each state's cotangent in the step's own name only
+    where the step reads the cotangent coming in before it assigns that name."""
+    floats = tuple(i for i, a in enumerate(args) if not isinstance(a, int))
+    assert "reversed(loop_body_cache)" in pullback.source(fn, *args, argnums=floats)
+
+    def f(*values):
+        full = list(args)
+        for i, value in zip(floats, values):
+            full[i] = value
+        return fn(*full)
+
+    check_grads(f, tuple(args[i] for i in floats), order=2)

@@ -13,7 +13,7 @@ import pytest
 from pullback.compiler import ir
 from pullback.compiler.analysis import kinds
 from pullback.compiler.bindings import Bindings
-from pullback.compiler.optimize import rewrite, simplify
+from pullback.compiler.optimize import loop_sums, rewrite, simplify
 from pullback.compiler.syntax import nodes
 from pullback.compiler.syntax.naming import Namer
 from pullback.runtime import cotangents, structures
@@ -129,3 +129,25 @@ def test_a_rewritten_block_computes_the_same_numbers(text):
         exec(nodes.unparse(nodes.module(statements)), namespace)
         results.append(namespace["result"])
     np.testing.assert_allclose(results[0], results[1], rtol=1e-15)
+
+
+@pytest.mark.parametrize("step, varying, made, kept", [
+    ("dz = g * x\ndw = matmul_right(dz, x, w)\ndx = dz * 2.0",
+     {"g", "x"}, "dz = g * x\ndz_all.append(dz)\nx_all.append(x)\ndx = dz * 2.0\n"
+                 "dz_all = []\nx_all = []\ndw_sum = matmul_right_all(dz_all, x_all, w)", []),
+    ("dz = g * x\ndw = matmul_right(dz, x, w)\ndx = dz * 2.0",  # the weight changes
+     {"g", "x", "w"}, "dz = g * x\ndw = matmul_right(dz, x, w)\ndx = dz * 2.0", ["dw"]),
+    ("dz = g * x\ndw = matmul_right(dz, x, w)\ndx = dw * 2.0",  # the term is read
+     {"g", "x"}, "dz = g * x\ndw = matmul_right(dz, x, w)\ndx = dw * 2.0", ["dw"]),
+])
+def test_loop_sums_made_after_the_loop(step, varying, made, kept):
+    """`loop_sums.collect_sums`, the rule over a loop's step: a term of the environment's
+    sum made by a helper whose spec gives its sum over lists, its other argument the
+    same at every step and read nowhere else, is collected (the arguments that change
+    appended to lists) and made once after the loop; otherwise it stays in the step."""
+    bindings = _bindings()
+    sums = [(kinds.ARRAY, "dw_sum", nodes.name("dw"))]
+    statements, lists, after, in_loop = loop_sums.collect_sums(
+        ir.parse(step), sums, varying, bindings, Namer())
+    assert ir.show(statements + lists + after) == same(made)
+    assert [value.id for _, _, value in in_loop] == kept

@@ -40,6 +40,32 @@ class Sum(nodes.AST):
         self.kind = kind
 
 
+class CachedLoop(nodes.AST):
+    """A loop whose iterations keep the values their pullback reads in a list, as the
+    loop rule emits it (`reverse.forward`), in the forward function.
+
+    `forward` is one iteration's forward code (the body's statements, which assign
+    `iteration`: `('next', *state)`, or another flag when the body may stop), and
+    `step` one iteration's pullback: a pullback's body, reading the cotangents of
+    the state after the iteration from the names `carried` and ending in
+    `return (denv, ditem, *dstate)`, which `optimize` rewrites as any other.
+    `optimize.loop_caches` writes it as Python: the loop appending to the list
+    `cache`, and the definition of its pullback, named `pullback_name`, which runs `step` over
+    the list in reverse. The loop reads `item` from `items` (None for a `while`) and
+    its state `params` starts from `inits`; `env` is each variable the body reads from
+    outside with its kind; `target` is bound to `(flag, *state)` after it.
+    """
+
+    _fields = ("forward", "step", "items", "inits", "target", "pullback_name", "item", "params",
+               "iteration", "carried", "cache", "env", "stops")
+    _attributes = ("lineno",)
+
+    def __init__(self, **fields):
+        super().__init__()
+        for name in self._fields + self._attributes:
+            setattr(self, name, fields[name])
+
+
 def sum_of(terms, kind, zero):
     """The sum of `terms`: the one term itself, or the name `zero` for no term."""
     if not terms:

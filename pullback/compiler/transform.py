@@ -325,7 +325,7 @@ def _run_pipeline(fn, param_kinds, front):
     calls = _Calls()
     result, namer, bindings, name = _reverse(fn, tree.name, inlined, origin, param_kinds,
                                              own.cell, calls)
-    raw = functools.partial(simplify.lowered, result.tree, bindings)
+    raw = functools.partial(simplify.lowered, result.tree, bindings, Namer(namer.taken))
     if inlined is not normal:
         raw = functools.partial(_unoptimized_tree, fn, tree.name, normal, origin, param_kinds,
                                 own.cell)
@@ -351,8 +351,9 @@ def _run_pipeline(fn, param_kinds, front):
 def _unoptimized_tree(fn, name, normal, origin, param_kinds, cell):
     """The forward function of `fn` from its ANF `normal`, without inlining or
     `optimize` (what `pullback.source(f, optimize=False)` shows)."""
-    result, _, bindings, _ = _reverse(fn, name, normal, origin, param_kinds, cell, _Calls())
-    return simplify.lowered(result.tree, bindings)
+    result, namer, bindings, _ = _reverse(fn, name, normal, origin, param_kinds, cell,
+                                          _Calls())
+    return simplify.lowered(result.tree, bindings, namer)
 
 
 def _reverse(fn, name, normal, origin, param_kinds, cell, calls):

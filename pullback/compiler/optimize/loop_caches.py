@@ -1,14 +1,11 @@
-"""Stage 4 (optimize): loops keep a cache of values instead of a closure per iteration.
+"""Stage 4 (optimize): a loop keeping a cache of values, written as Python.
 
-The reverse pass turns a loop into a forward body, which returns each iteration's
-pullback closure, and a call of `loops.iterate_fwd`, which keeps those closures in
-a trail (see `loops`). That is general, but every iteration pays for a call, a
-closure and the generic `add` of the environment's cotangents. Here a loop whose
-body defines no function but its pullback is rewritten the way a person writes an
-adjoint by hand (seed 001, section 4.3): the forward runs inline and appends the
-values the pullback reads to a cache, and the loop's pullback runs the body's
-pullback statements over the cache in reverse, carrying the state's cotangents
-and summing the environment's::
+The loop rule (`reverse.forward`) emits a loop whose body defines no function as an
+`ir.CachedLoop`: one iteration's forward, and one iteration's pullback (its
+`step`), which `optimize` rewrites as any pullback. This is the adjoint a person
+writes by hand (seed 001, section 4.3): the forward runs inline and appends the
+values the step reads to a cache, and the loop's pullback runs the step over the
+cache in reverse, carrying the state's cotangents and summing the environment's::
 
     loop_body_cache = []                        def loop_pb(dloop):
     x_1 = x                                         _, dx_1 = dloop
@@ -20,92 +17,62 @@ and summing the environment's::
                                                         da_sum = da_sum + da
                                                     return (ZERO, (da_sum,), ZERO, dx_1)
 
-The result is ordinary Python that pullback transforms again (lists, `append`,
-`reversed`, tuples), so derivatives of derivatives go through it. Loops whose
-body defines other functions keep their closures: inlined, those functions would
-all see the variables of the last iteration.
+The cache holds what the optimised step reads, so it is chosen here, after the
+rewrite rules. Sums over the environment that can be made once after the loop are
+(`loop_sums`). The result is ordinary Python that pullback transforms again
+(lists, `append`, `reversed`, tuples), so derivatives of derivatives go through it.
+Loops whose body defines functions keep a closure per iteration (`loops.iterate_fwd`):
+inlined, those functions would all see the variables of the last iteration.
 """
 
 from ...runtime.cotangents import ZERO, add, add_into
 from ...runtime.iteration import like_items
 from ...runtime.loops import DONE, NEXT
+from .. import ir
 from ..analysis import kinds
 from ..syntax import nodes
 from .loop_sums import collect_sums
 
 
-def cache_loops(statements, bindings, namer):
-    """`statements` with each loop driven by `iterate_fwd` (at any depth) rewritten
-    to cache its values, where its body allows (see the module docstring)."""
+def lower_loops(statements, bindings, namer, collect=True):
+    """`statements` of forward code with each `ir.CachedLoop` in them (at any depth)
+    written as Python: the loop, and the definition of its pullback (see the module
+    docstring); `collect`: make the sums over the environment after the loop where
+    they can be (`loop_sums`)."""
     out = []
-    bodies = {}
     for stmt in statements:
-        stmt = _with_inner_loops_cached(stmt, bindings, namer)
-        env = getattr(stmt, "loop_env", None)
-        body = bodies.get(stmt.value.args[0].id) if env is not None else None
-        if body is not None and _cacheable(body):
-            out.remove(body)
-            out += _Rewrite(stmt, body, env, bindings, namer).statements()
-            continue
-        if isinstance(stmt, nodes.FunctionDef):
-            bodies[stmt.name] = stmt
-        out.append(stmt)
+        if isinstance(stmt, ir.CachedLoop):
+            out += _Lowering(stmt, bindings, namer, collect).statements()
+        elif isinstance(stmt, nodes.If):
+            out.append(nodes.replaced(stmt, body=lower_loops(stmt.body, bindings, namer, collect),
+                                      orelse=lower_loops(stmt.orelse, bindings, namer, collect)))
+        elif isinstance(stmt, nodes.FunctionDef) and not getattr(stmt, "pullback", False):
+            out.append(nodes.replaced(stmt, body=lower_loops(stmt.body, bindings, namer,
+                                                             collect)))
+        else:
+            out.append(stmt)
     return out
 
 
-def _with_inner_loops_cached(stmt, bindings, namer):
-    if isinstance(stmt, nodes.FunctionDef):
-        return nodes.replaced(stmt, body=cache_loops(stmt.body, bindings, namer))
-    if isinstance(stmt, nodes.If):
-        return nodes.replaced(stmt, body=cache_loops(stmt.body, bindings, namer),
-                              orelse=cache_loops(stmt.orelse, bindings, namer))
-    return stmt
+class _Lowering:
+    """One `ir.CachedLoop` written as Python."""
 
-
-def _cacheable(body):
-    """Whether a loop body's forward has the shape the rewrite needs: statements, its
-    pullback's def, and `return (iteration, pullback)`, with no other function,
-    return in the forward part or in the pullback."""
-    if len(body.body) < 2:
-        return False
-    pullback, ret = body.body[-2:]
-    if not (isinstance(pullback, nodes.FunctionDef) and isinstance(ret, nodes.Return)
-            and isinstance(ret.value, nodes.Tuple) and len(ret.value.elts) == 2
-            and nodes.is_name(ret.value.elts[0]) and nodes.is_name(ret.value.elts[1], pullback.name)
-            and len(pullback.args.args) == 1 and _returns_tuple(pullback)):
-        return False
-    forbidden = (nodes.FunctionDef, nodes.Lambda, nodes.Return)
-    inner = [n for stmt in body.body[:-2] for n in nodes.walk(stmt)]
-    inner += [n for stmt in pullback.body[:-1] for n in nodes.walk(stmt)]
-    return not any(isinstance(n, forbidden) for n in inner)
-
-
-def _returns_tuple(pullback):
-    last = pullback.body[-1]
-    return (isinstance(last, nodes.Return) and isinstance(last.value, nodes.Tuple)
-            and len(last.value.elts) >= 2)
-
-
-class _Rewrite:
-    """The cached form of one loop: `target, pb = iterate_fwd(body, items, *inits)`."""
-
-    def __init__(self, call_stmt, body, env, bindings, namer):
-        self.lineno = nodes.lineno_of(call_stmt)
-        self.target, self.pb = [t.id for t in call_stmt.targets[0].elts]
-        _, self.items, *self.inits = call_stmt.value.args
-        self.env = env
-        self.forward = body.body[:-2]
-        self.pullback = body.body[-2]
-        self.iteration = body.body[-1].value.elts[0].id
-        self.item, *self.params = [a.id for a in body.args.args]
+    def __init__(self, loop, bindings, namer, collect):
+        self.loop = loop
+        self.lineno = loop.lineno
         self.bindings = bindings
         self.namer = namer
+        self.collect = collect
         self.zero = bindings.object("ZERO", ZERO)
-        self.cache = namer.fresh(body.name.removesuffix("_fwd") + "_cache")
-        self.varying = _bound_names(body)
-        self.cached = sorted(_free_names(self.pullback) & self.varying)
-        stops = _stops_early(self.forward, self.iteration)
-        self.flag = namer.fresh("flag") if stops else None  # None: every iteration says 'next'
+        self.varying = {loop.item, *loop.params} | _stored(loop.forward)
+        *self.step, self.ret = loop.step
+        self.cached = sorted(set().union(*map(nodes.reads, loop.step)) & self.varying)
+        self.flag = namer.fresh("flag") if loop.stops else None  # None: always 'next'
+        self.carried = self.carried_names()
+        rename = _Rename(dict(zip(loop.carried, self.carried)))
+        self.step = [rename.visit(stmt) for stmt in nodes.clone(self.step)]
+        self.env_ct, self.item_ct, *self.state_cts = rename.visit(
+            nodes.clone(self.ret.value)).elts
 
     def statements(self):
         """The forward loop and the definition of its pullback."""
@@ -114,14 +81,15 @@ class _Rewrite:
     # -- forward -----------------------------------------------------------------
 
     def forward_loop(self):
-        before = [nodes.assign(nodes.store(self.cache), nodes.list_([]), self.lineno)]
+        loop = self.loop
+        before = [nodes.assign(nodes.store(loop.cache), nodes.list_([]), self.lineno)]
         before += [nodes.assign(p, init, self.lineno)
-                   for p, init in zip(self.params, self.inits) if not nodes.is_name(init, p)]
+                   for p, init in zip(loop.params, loop.inits) if not nodes.is_name(init, p)]
         before += [nodes.assign(v, nodes.constant(None), self.lineno)
-                   for v in self.cached if v not in self.params and v != self.item
-                   and v not in _assigned_at_top(self.forward)]
+                   for v in self.cached if v not in loop.params and v != loop.item
+                   and v not in _assigned_at_top(loop.forward)]
         forward, state = self.state_update()
-        append = nodes.call(nodes.attribute(nodes.name(self.cache), "append"),
+        append = nodes.call(nodes.attribute(nodes.name(loop.cache), "append"),
                             [nodes.tuple_([nodes.name(v) for v in self.cached])])
         body = forward + [nodes.expr(append, self.lineno)] + state
         if self.flag:
@@ -133,43 +101,45 @@ class _Rewrite:
                                    body=nodes.constant(DONE), orelse=nodes.name(self.flag))
         else:
             finished = nodes.constant(DONE)
-        result = nodes.tuple_([finished] + [nodes.name(p) for p in self.params])
-        return before + [self.loop(body), nodes.assign(self.target, result, self.lineno)]
+        result = nodes.tuple_([finished] + [nodes.name(p) for p in loop.params])
+        return before + [self.for_loop(body), nodes.assign(loop.target, result, self.lineno)]
 
     def state_update(self):
         """The forward statements, and those passing the state to the next iteration:
         `x_1 = x_2` when the body ends in `iteration = ('next', x_2)`, else an unpacking."""
-        last = self.forward[-1] if self.forward else None
+        loop = self.loop
+        last = loop.forward[-1] if loop.forward else None
         if (self.flag or not isinstance(last, nodes.Assign)
-                or not nodes.is_name(last.targets[0], self.iteration)
+                or not nodes.is_name(last.targets[0], loop.iteration)
                 or not isinstance(last.value, nodes.Tuple)):
-            return self.forward, [nodes.unpack([self.flag] + self.params,
-                                               nodes.name(self.iteration), self.lineno)]
+            return loop.forward, [nodes.unpack([self.flag] + loop.params,
+                                               nodes.name(loop.iteration), self.lineno)]
         values = last.value.elts[1:]
-        changed = [(p, v) for p, v in zip(self.params, values) if not nodes.is_name(v, p)]
+        changed = [(p, v) for p, v in zip(loop.params, values) if not nodes.is_name(v, p)]
         if not changed:
-            return self.forward[:-1], []
-        return self.forward[:-1], [_parallel_assign(changed, self.lineno)]
+            return loop.forward[:-1], []
+        return loop.forward[:-1], [_parallel_assign(changed, self.lineno)]
 
-    def loop(self, body):
+    def for_loop(self, body):
         """`for item in items`, or `while True` for a `while` loop (its items are None)."""
-        if isinstance(self.items, nodes.Constant) and self.items.value is None:
-            return nodes.while_true([nodes.assign(self.item, nodes.constant(None), self.lineno)]
+        loop = self.loop
+        if isinstance(loop.items, nodes.Constant) and loop.items.value is None:
+            return nodes.while_true([nodes.assign(loop.item, nodes.constant(None), self.lineno)]
                                     + body, self.lineno)
-        return nodes.for_(self.item, self.items, body, self.lineno)
+        return nodes.for_(loop.item, loop.items, body, self.lineno)
 
     # -- pullback ----------------------------------------------------------------
 
     def pullback_def(self):
-        dloop = self.namer.fresh("d" + self.target)
-        ret = self.pullback.body[-1].value
-        env_ct, item_ct, *state_cts = ret.elts
-        carried = self.carried(state_cts)
-        sums = self.sums(env_ct)
-        statements, lists, after, in_loop = collect_sums(
-            self.reading_carried(carried), sums, self.varying, self.bindings, self.namer)
-        items_ct = self.namer.fresh("d" + (self.items.id if nodes.is_name(self.items)
-                                           else "items")) if not self.is_zero(item_ct) else None
+        loop = self.loop
+        dloop = self.namer.fresh("d" + loop.target)
+        step, carried, sums = self.step, self.carried, self.sums(self.env_ct)
+        lists, after, in_loop = [], [], sums
+        if self.collect:
+            step, lists, after, in_loop = collect_sums(step, sums, self.varying,
+                                                       self.bindings, self.namer)
+        items_ct = None if self.is_zero(self.item_ct) else self.namer.fresh(
+            "d" + (loop.items.id if nodes.is_name(loop.items) else "items"))
         body = [nodes.if_(nodes.compare(nodes.name(dloop), nodes.Is(), nodes.name(self.zero)),
                           [nodes.assign(c, nodes.name(self.zero), self.lineno) for c in carried],
                           [nodes.unpack([None] + carried, nodes.name(dloop), self.lineno)],
@@ -178,21 +148,21 @@ class _Rewrite:
         body += lists
         if items_ct:
             body.append(nodes.assign(items_ct, nodes.list_([]), self.lineno))
-        body.append(self.backward_loop(statements, carried, state_cts, in_loop, item_ct,
-                                       items_ct))
+        body.append(self.backward_loop(step, carried, self.state_cts, in_loop, items_ct))
         body += after
         body.append(nodes.return_(nodes.tuple_(
-            [nodes.name(self.zero), self.env_result(env_ct, sums), self.items_result(items_ct)]
-            + [nodes.name(c) for c in carried]), self.lineno))
-        node = nodes.function_def(self.pb, [dloop], body, self.lineno)
+            [nodes.name(self.zero), self.env_result(self.env_ct, sums),
+             self.items_result(items_ct)] + [nodes.name(c) for c in carried]), self.lineno))
+        node = nodes.function_def(loop.pullback_name, [dloop], body, self.lineno)
         node.pullback = True
         return node
 
-    def backward_loop(self, body, carried, state_cts, sums, item_ct, items_ct):
+    def backward_loop(self, body, carried, state_cts, sums, items_ct):
         for kind, total, value in sums:
             body.append(nodes.assign(total, self.sum(kind, total, value), self.lineno))
         if items_ct:
-            append = nodes.call(nodes.attribute(nodes.name(items_ct), "append"), [item_ct])
+            append = nodes.call(nodes.attribute(nodes.name(items_ct), "append"),
+                                [self.item_ct])
             body.append(nodes.expr(append, self.lineno))
         moved = [(c, v) for c, v in zip(carried, state_cts) if not nodes.is_name(v, c)]
         if moved:
@@ -200,39 +170,39 @@ class _Rewrite:
         values = (nodes.tuple_([nodes.store(v) for v in self.cached], nodes.Store())
                   if self.cached else nodes.store("_"))
         backwards = nodes.call(nodes.name(self.bindings.object("reversed", reversed)),
-                               [nodes.name(self.cache)])
+                               [nodes.name(self.loop.cache)])
         return nodes.for_(values, backwards, body, self.lineno)
 
-    def reading_carried(self, carried):
-        """The statements of an iteration's pullback, reading the state's cotangents
-        from the `carried` names: `diteration[k]` becomes the k-th of them, or,
-        when the pullback uses its parameter otherwise, the parameter is bound to
-        their tuple."""
-        param = self.pullback.args.args[0].id
-        statements = nodes.clone(self.pullback.body[:-1])
-        reads = [n for stmt in statements for n in nodes.walk(stmt) if nodes.is_name(n, param)]
-        picks = [n for stmt in statements for n in nodes.walk(stmt)
-                 if isinstance(n, nodes.Subscript) and nodes.is_name(n.value, param)
-                 and isinstance(n.slice, nodes.Constant) and type(n.slice.value) is int
-                 and 1 <= n.slice.value <= len(carried)]
-        if len(picks) < len(reads):
-            seed = nodes.tuple_([nodes.name(self.zero)] + [nodes.name(c) for c in carried])
-            return [nodes.assign(param, seed, self.lineno)] + statements
-        return [_Substitute(param, carried).visit(stmt) for stmt in statements]
-
-    def carried(self, state_cts):
+    def carried_names(self):
         """The names carrying the state's cotangents from one iteration to the one
-        before: the pullback's own names for them when they are distinct names."""
+        before: the step's own name for one, where it is a name the step assigns once
+        after its last read of the cotangent coming in, so that the step updates it
+        in place; else a new name, which the step's result is moved to."""
+        state_cts = self.ret.value.elts[2:]
         names = [v.id for v in state_cts if nodes.is_name(v)]
-        own = _stored(self.pullback.body)
-        return [v.id if nodes.is_name(v) and names.count(v.id) == 1 and v.id in own
-                else self.namer.fresh("d" + p) for v, p in zip(state_cts, self.params)]
+        out = []
+        for incoming, value, param in zip(self.loop.carried, state_cts, self.loop.params):
+            own = value.id if nodes.is_name(value) and names.count(value.id) == 1 else None
+            if own is None or not self.assigned_after_reads(own, incoming):
+                own = self.namer.fresh("d" + param)
+            out.append(own)
+        return out
+
+    def assigned_after_reads(self, name, incoming):
+        """Whether the step assigns `name` once, in a statement at its top after which
+        nothing reads `incoming` (what it returns included, but `name`)."""
+        stores = [i for i, stmt in enumerate(self.step) if name in nodes.stores(stmt)]
+        if len(stores) != 1 or not isinstance(self.step[stores[0]], nodes.Assign):
+            return False
+        later = self.step[stores[0] + 1:] + [
+            v for v in self.ret.value.elts if not nodes.is_name(v, name)]
+        return not any(incoming in nodes.reads(node) for node in later)
 
     def sums(self, env_ct):
         """`(kind, total, value)` for each cotangent the pullback gives the environment:
         one per variable when it returns them as a tuple, else one for the whole."""
-        if isinstance(env_ct, nodes.Tuple) and len(env_ct.elts) == len(self.env):
-            pairs = [(var, kind, value) for (var, kind), value in zip(self.env, env_ct.elts)]
+        if isinstance(env_ct, nodes.Tuple) and len(env_ct.elts) == len(self.loop.env):
+            pairs = [(var, kind, value) for (var, kind), value in zip(self.loop.env, env_ct.elts)]
         else:
             pairs = [("env", kinds.ANY, env_ct)]
         return [(kind, self.namer.fresh(f"d{var}_sum"), value)
@@ -249,7 +219,7 @@ class _Rewrite:
 
     def env_result(self, env_ct, sums):
         totals = {id(value): total for _, total, value in sums}
-        if isinstance(env_ct, nodes.Tuple) and len(env_ct.elts) == len(self.env):
+        if isinstance(env_ct, nodes.Tuple) and len(env_ct.elts) == len(self.loop.env):
             return nodes.tuple_([self.total_or_zero(totals, v) for v in env_ct.elts])
         return self.total_or_zero(totals, env_ct)
 
@@ -263,23 +233,22 @@ class _Rewrite:
             value=nodes.name(items_ct), ctx=nodes.Load(),
             slice=nodes.Slice(lower=None, upper=None, step=nodes.constant(-1)))
         return nodes.call(nodes.name(self.bindings.object("like_items", like_items)),
-                          [forward_order, self.items])
+                          [forward_order, self.loop.items])
 
     def is_zero(self, node):
         return nodes.is_name(node, self.zero)
 
 
-class _Substitute(nodes.NodeTransformer):
-    """Replaces `param[k]` by the k-th of the names `carried`."""
+class _Rename(nodes.NodeTransformer):
+    """Renames the names read, by `renames`."""
 
-    def __init__(self, param, carried):
-        self.param = param
-        self.carried = carried
+    def __init__(self, renames):
+        self.renames = renames
 
-    def visit_Subscript(self, node):
-        if nodes.is_name(node.value, self.param):
-            return nodes.name(self.carried[node.slice.value - 1])
-        return self.generic_visit(node)
+    def visit_Name(self, node):
+        if isinstance(node.ctx, nodes.Load) and node.id in self.renames:
+            return nodes.name(self.renames[node.id])
+        return node
 
 
 def _parallel_assign(pairs, lineno):
@@ -288,27 +257,6 @@ def _parallel_assign(pairs, lineno):
         return nodes.assign(pairs[0][0], pairs[0][1], lineno)
     targets = nodes.tuple_([nodes.store(name) for name, _ in pairs], nodes.Store())
     return nodes.assign(targets, nodes.tuple_([value for _, value in pairs]), lineno)
-
-
-def _stops_early(forward, iteration):
-    """Whether some iteration may end with another flag than 'next' (break, return)."""
-    return any(isinstance(n, nodes.Assign) and nodes.is_name(n.targets[0], iteration)
-               and not _starts_with_next(n.value) for stmt in forward for n in nodes.walk(stmt))
-
-
-def _starts_with_next(value):
-    return (isinstance(value, nodes.Tuple) and value.elts
-            and isinstance(value.elts[0], nodes.Constant) and value.elts[0].value == NEXT)
-
-
-def _free_names(fn):
-    """The names a function reads that it does not bind."""
-    bound = {a.id for a in fn.args.args} | _stored(fn.body)
-    return set().union(*map(nodes.reads, fn.body)) - bound
-
-
-def _bound_names(fn):
-    return {a.id for a in fn.args.args} | _stored(fn.body[:-2])
 
 
 def _stored(statements):

@@ -3,9 +3,9 @@
 Pullbacks are pure: every statement in them only computes values, and each name
 is bound once on each path (`ir`). Their bodies are rewritten by general rules to a
 fixed point (`rewrite`: sums, products, tuple displays, copies and dead code), and
-each sum is written as Python (`ir.lower`). Then loops keep caches of values
-instead of a closure per iteration (`loop_caches`), their sums over the
-environment made once after them (`loop_sums`).
+each sum is written as Python (`ir.lower`). Then the loops that keep caches of
+values instead of a closure per iteration are written as Python (`loop_caches`),
+their sums over the environment made once after them (`loop_sums`).
 The input tree is not modified, so the stage before optimisation stays
 inspectable (`pullback.source(f, optimize=False)`, `lowered`).
 """
@@ -13,7 +13,7 @@ inspectable (`pullback.source(f, optimize=False)`, `lowered`).
 from .. import ir
 from ..syntax import nodes
 from . import rewrite
-from .loop_caches import cache_loops
+from .loop_caches import lower_loops
 from .slice_chains import bound_values
 
 
@@ -31,24 +31,26 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
     def optimized(body):
         return ir.lower(rewrite.rewrite(body, context, dead_code), bindings)
 
-    return nodes.replaced(forward, body=cache_loops(_pullbacks(forward.body, optimized),
+    return nodes.replaced(forward, body=lower_loops(_pullbacks(forward.body, optimized),
                                                     bindings, namer))
 
 
-def lowered(forward, bindings):
+def lowered(forward, bindings, namer):
     """The generated forward function `forward` with the sums in its pullbacks (at any
-    depth) written as Python, not optimized (`ir.lower`)."""
-    return nodes.replaced(forward, body=_pullbacks(
-        forward.body, lambda body: ir.lower(body, bindings)))
+    depth) and its loops written as Python, not optimized (`ir.lower`, `loop_caches`)."""
+    body = _pullbacks(forward.body, lambda body: ir.lower(body, bindings))
+    return nodes.replaced(forward, body=lower_loops(body, bindings, namer, collect=False))
 
 
 def _pullbacks(statements, change):
     """`statements` of forward code with `change` applied to the body of each pullback
-    in them, at any depth (loop bodies have their own)."""
+    in them, at any depth (loop bodies have their own; a cached loop's step is one)."""
     out = []
     for stmt in statements:
         if getattr(stmt, "pullback", False):
             stmt = nodes.replaced(stmt, body=change(stmt.body))
+        elif isinstance(stmt, ir.CachedLoop):
+            stmt = nodes.replaced(stmt, step=change(stmt.step))
         elif isinstance(stmt, nodes.If):
             stmt = nodes.replaced(stmt, body=_pullbacks(stmt.body, change),
                                   orelse=_pullbacks(stmt.orelse, change))

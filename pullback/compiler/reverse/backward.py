@@ -44,9 +44,17 @@ class Backward:
         name = self.namer.fresh(self.forward.tree.name.rstrip("_") + "_pullback")
         returned = ret.value.id if isinstance(ret.value, nodes.Name) else None
         param = self.new_name(returned or "out")
+        body = self.body(ops, ret, result_kind, nodes.name(param))
+        node = nodes.function_def(name, [param], body, ret.lineno)
+        node.pullback = True
+        return node
+
+    def body(self, ops, ret, result_kind, seed):
+        """The pullback's body, given `seed`, the cotangent of what the function returns:
+        ρ of `ops`, then `return (denv, dparam, ...)`."""
         body = []
-        if returned is not None and result_kind.active:
-            self.terms[returned] = [(nodes.name(param), ret.lineno)]
+        if isinstance(ret.value, nodes.Name) and result_kind.active:
+            self.terms[ret.value.id] = [(seed, ret.lineno)]
             body = self.block(ops)
         env = self.zero()
         if any(self.terms.get(v) for v in self.forward.freevars):
@@ -54,9 +62,7 @@ class Backward:
         results = [env] + [self.cotangent_atom(p) for p in self.forward.params]
         body += self.take_written()
         body.append(nodes.return_(nodes.tuple_(results)))
-        node = nodes.function_def(name, [param], body, ret.lineno)
-        node.pullback = True
-        return node
+        return body
 
     def block(self, ops):
         out = []

@@ -26,6 +26,7 @@ import dataclasses
 
 from ...errors import TransformError
 from ...runtime import custom, loops
+from .. import ir
 from ..analysis import interpret, kinds
 from ..syntax import nodes
 from . import backward, instantiate
@@ -109,9 +110,11 @@ class _Reverse:
         self.facts.lineno = lineno
 
     def run(self, forward_name):
-        *body, ret = self.tree.body
-        forward, ops = self.forward_block(body)
-        summary = self.facts.finish(ret)
+        """The `Result`: the forward function `forward_name`, with its pullback."""
+        return self.assemble(forward_name, *self.walk())
+
+    def assemble(self, forward_name, forward, ops, ret, summary):
+        """The `Result` of φ's `walk`: the forward code, then the pullback (ρ of `ops`)."""
         pullback = backward.Backward(self).pullback(ops, ret, summary.result_kind)
         out = nodes.tuple_([nodes.clone(ret.value), nodes.name(pullback.name)])
         args, entry = self.signature()
@@ -120,6 +123,12 @@ class _Reverse:
                                  self.tree.lineno)
         return Result(fwd, summary.result_kind, summary.globals_used, summary.kinds,
                       summary.shapes, summary.updated, summary.exits)
+
+    def walk(self):
+        """φ of the function's statements: `(forward code, ops, its return, Summary)`."""
+        *body, ret = self.tree.body
+        forward, ops = self.forward_block(body)
+        return forward, ops, ret, self.facts.finish(ret)
 
     def signature(self):
         """The forward's parameters, the user's, and the statements giving a parameter's
@@ -284,10 +293,12 @@ class _Reverse:
 
     def loop(self, stmt, step):
         """φ of `iterate(loop_body, items, *state)`: the body transformed once, for the
-        kinds the interpreter settled on, into a forward function which `iterate_fwd`
-        runs (see `loops`). The loop's pullback gives the cotangents of the body
-        (its environment), of the items and of the state's initial values; ρ is
-        that of a call."""
+        kinds the interpreter settled on. When its forward makes no function, the
+        loop runs inline and keeps the values its pullback reads (`cached_loop`);
+        else the body is a forward function which `iterate_fwd` runs, keeping each
+        iteration's pullback (see `loops`). The loop's pullback gives the cotangents
+        of the body (its environment), of the items and of the state's initial
+        values; ρ is that of a call."""
         target, body = step.target, step.callee
         body_name, items, *inits = stmt.value.args
         before, ops = [], []
@@ -295,18 +306,38 @@ class _Reverse:
                 self.kind_of(items)).active:
             before, op = self.materialize_items(items)
             items, ops = nodes.name(before[0].targets[0].id), [op]
-        name = self.namer.fresh(body.name + "_fwd")
-        result = _Reverse(nodes.clone(body), self.origin, step.kinds, self.namer,
-                          self.bindings, self.calls, body.captured).run(name)
-        driver = self.bindings.object("iterate_fwd", loops.iterate_fwd)
+        inner = _Reverse(nodes.clone(body), self.origin, step.kinds, self.namer,
+                         self.bindings, self.calls, body.captured)
         pullback = self.namer.pullback(target)
-        call = nodes.call(nodes.name(driver), [nodes.name(name), items] + inits)
         ops += [Closure(body.name, body.captured, self.lineno, later=step.later,
                         label="the loop"),
                 Call(target, pullback, [None, body_name, items] + inits, self.lineno)]
-        run = nodes.unpack([target, pullback], call, self.lineno)
-        run.loop_env = [(v, step.kinds[v]) for v in body.captured]  # for `loop_caches`
-        return before + [result.tree, run], ops
+        walked = inner.walk()
+        if _makes_functions(walked[0]) or inner.facts.entry:
+            name = self.namer.fresh(body.name + "_fwd")
+            driver = self.bindings.object("iterate_fwd", loops.iterate_fwd)
+            call = nodes.call(nodes.name(driver), [nodes.name(name), items] + inits)
+            return before + [inner.assemble(name, *walked).tree,
+                             nodes.unpack([target, pullback], call, self.lineno)], ops
+        return before + [inner.cached_loop(step, walked, items, inits, pullback,
+                                           self.lineno)], ops
+
+    def cached_loop(self, step, walked, items, inits, pullback, lineno):
+        """The loop whose body this is, keeping the values its pullback reads (an
+        `ir.CachedLoop`), from φ's `walk` of the body: its forward, and the body of
+        its pullback, reading the cotangents of the state from new names."""
+        forward, ops, ret, summary = walked
+        item, *params = nodes.parameter_names(self.tree.args)
+        carried = [self.namer.fresh(f"d{p}_carried") for p in params]
+        rho = backward.Backward(self)
+        seed = nodes.tuple_([rho.zero()] + list(map(nodes.name, carried)))
+        return ir.CachedLoop(
+            forward=forward, step=rho.body(ops, ret, summary.result_kind, seed), items=items,
+            inits=inits, target=step.target, pullback_name=pullback, item=item,
+            params=params, iteration=ret.value.id, carried=carried,
+            cache=self.namer.fresh(self.tree.name + "_cache"),
+            env=[(v, step.kinds[v]) for v in self.freevars],
+            stops=_stops_early(forward, ret.value.id), lineno=lineno)
 
     def materialize_items(self, items):
         """`list(items)` for an iterator (zip, enumerate, ...) with differentiable items,
@@ -381,6 +412,24 @@ def _group_closures(ops):
         if len(members) > 1 or op.target in op.captured:
             ordered = [other for other in closures.values() if other.target in members]
             op.group = ordered if op is ordered[-1] else []
+
+
+def _makes_functions(forward):
+    """Whether a loop body's forward code defines a function (a `def`, a `lambda`, a
+    loop's pullback): inline in the loop, it would see the variables of the last
+    iteration, not its own."""
+    return any(isinstance(node, (nodes.FunctionDef, nodes.Lambda, ir.CachedLoop))
+               for stmt in forward for node in nodes.walk(stmt))
+
+
+def _stops_early(forward, iteration):
+    """Whether an iteration of a loop body's forward may set `iteration` to another flag
+    than 'next' (a `break`, a `return`, the end of a `while`)."""
+    return any(isinstance(node, nodes.Assign) and nodes.is_name(node.targets[0], iteration)
+               and not (isinstance(node.value, nodes.Tuple) and node.value.elts
+                        and isinstance(node.value.elts[0], nodes.Constant)
+                        and node.value.elts[0].value == loops.NEXT)
+               for stmt in forward for node in nodes.walk(stmt))
 
 
 def _defined(stmt):

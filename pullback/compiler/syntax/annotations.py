@@ -34,8 +34,6 @@ ANNOTATIONS = {
     "size": (("FunctionDef",), "inline: how many statements an inlinable callee has; read by "
                                "inline"),
     "pullback": (("FunctionDef",), "reverse: the function is a pullback; read by optimize"),
-    "loop_env": (("Assign",), "reverse: a loop's captured variables with their kinds; read by "
-                              "optimize.loop_caches"),
 }
 """name -> (the node classes that may carry it, who sets it and who reads it)."""
 
