@@ -363,9 +363,10 @@ _PLAIN = {int, float, bool, str, type(None)}
 
 
 def seed(fn, out):
-    """The cotangent 1 for a scalar output, or a TypeError pointing to vjp."""
-    if isinstance(out, np.ndarray) and out.shape == () and is_differentiable(out):
-        return np.ones((), dtype=out.dtype)
+    """The cotangent 1 for a scalar output (or an array holding one number, as a flattened
+    objective returns: shape `(1,)` or `(1, 1)`), or a TypeError pointing to vjp."""
+    if isinstance(out, np.ndarray) and out.size == 1 and is_differentiable(out):
+        return np.ones(out.shape, dtype=out.dtype)
     if isinstance(out, (float, np.floating)) or (
         isinstance(out, numbers.Real) and not isinstance(out, (bool, int, np.integer))
     ):

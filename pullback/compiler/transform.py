@@ -296,6 +296,8 @@ class _Calls:
         self.callees = []
         self.forward = dispatch.forward
         self.forward_method = dispatch.forward_method
+        self.effect = dispatch.effect
+        self.effect_method = dispatch.effect_method
 
     def resolve(self, fn, param_kinds):
         """The forward of a Python function called from the function being transformed."""

@@ -11,6 +11,7 @@ import importlib
 import importlib.util
 
 FAMILIES = (
+    "in_place",
     "nondifferentiable",
     "numpy_elementwise",
     "numpy_linalg",

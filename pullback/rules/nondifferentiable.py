@@ -57,6 +57,7 @@ nondifferentiable(
     calls.zeros, calls.parameter_at, calls.defaults_layout, loops.forever, loops.finished,
     iteration.sort_order,
     introspection.is_bound_method, introspection.is_python_function,
+    introspection.is_user_function, dispatch.run_as_is,
     dispatch.python_version, dispatch.method_name, dispatch.method_function,
     dispatch.module_attribute, introspection.is_module, records.is_record, records.is_named_tuple,
     custom.vjp_of, custom.check_cotangents, debugging.check_nan,

@@ -21,6 +21,7 @@ import functools
 import inspect
 
 _SPECS = {}
+_UPDATING_METHODS = set()
 
 
 class _Cotangents:
@@ -32,7 +33,8 @@ class _Cotangents:
 
 d = _Cotangents()
 
-FACTS = ("linear", "absorbing", "view", "copy", "items", "shift", "summed", "identity")
+FACTS = ("linear", "absorbing", "view", "copy", "items", "shift", "summed", "identity",
+         "updates")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
@@ -84,6 +86,9 @@ class Spec:
         (one of `IDENTITY_TESTS`): has the shape of the result of the primitive
         whose template it is in, is a scalar, or is the constant True. Applied
         as the template is inlined (`compiler.reverse.instantiate`).
+      updates: it writes into one of its arguments (`np.copyto`, `list.sort`): a
+        call of it whose value is dropped is refused, since pullback would not
+        follow the update (`compiler.analysis.interpret.Interpreter.dropped_call`).
     """
 
     primitive: object
@@ -98,6 +103,7 @@ class Spec:
     shift: str = None
     summed: tuple = None
     identity: tuple = None
+    updates: bool = False
     _layouts: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -224,6 +230,21 @@ def rule_for(fn):
     """The Spec registered for callable `fn` if it has a template, else None."""
     spec = _SPECS.get(key(fn))
     return spec if spec is not None and spec.template is not None else None
+
+
+def updating_methods(*names):
+    """Declare that methods with these names update their object (`xs.sort()`), for
+    calls of a method of a value whose type is known only when it runs."""
+    _UPDATING_METHODS.update(names)
+
+
+def updates_in_place(fn, method, keywords):
+    """Whether a call updates an argument in place: a call of `fn` (None when unknown),
+    of a method named `method` (None for a function), or one passing `out=` (the
+    names of its keyword arguments are `keywords`)."""
+    spec = _SPECS.get(key(fn)) if fn is not None else None
+    return ("out" in keywords or method in _UPDATING_METHODS
+            or spec is not None and spec.updates)
 
 
 def is_nondifferentiable(fn):

@@ -1,4 +1,5 @@
-"""Calls resolved at run time: `forward(f, *args)` and `forward_method(obj, name, *args)`.
+"""Calls resolved at run time: `forward(f, *args)` and `forward_method(obj, name, *args)`,
+and `effect` and `effect_method` for those whose value is dropped.
 
 Generated code calls these when the callee is a value (an argument, a closure,
 an item of a list) or a method of a value of unknown type. They are written in
@@ -70,6 +71,29 @@ def caller_pullback(pullback):
         return (ZERO, *pullback(ct))
 
     return of_caller
+
+
+def effect(fn, *args, **kwargs):
+    """`forward` of `fn(*args, **kwargs)` whose value is dropped (`log(x)`): the user's
+    function is transformed, so that what it updates in place is followed; any other
+    (`print`, a library's plot or log) runs as it is, with no pullback, since a dropped
+    value has no cotangent."""
+    if introspection.is_user_function(fn):
+        return forward(fn, *args, **kwargs)
+    return run_as_is(fn, args, kwargs), None
+
+
+def effect_method(obj, name, *args, **kwargs):
+    """`effect` for `obj.name(*args, **kwargs)` (`ax.plot(x)`, `logger.info(...)`)."""
+    if introspection.is_module(obj) or not introspection.is_user_function(
+            method_function(obj, name)):
+        return run_as_is(module_attribute(obj, name), args, kwargs), None
+    return forward_method(obj, name, *args, **kwargs)
+
+
+def run_as_is(fn, args, kwargs):
+    """`fn(*args, **kwargs)`, not differentiated (a call whose value is dropped)."""
+    return fn(*args, **kwargs)
 
 
 def argument_pullback(fn, args, kwargs, pullback):

@@ -7,6 +7,8 @@ from Python's own types (the syntax-side questions are `compiler.syntax.scopes`)
 import inspect
 import types
 
+from .. import errors
+
 
 def cell_values(fn):
     """The values of a function's closure cells, in `co_freevars` order (None if empty)."""
@@ -20,6 +22,14 @@ def cell_values(fn):
 def is_python_function(fn):
     """Whether `fn` is a function defined in Python (`def` or `lambda`)."""
     return isinstance(fn, types.FunctionType)
+
+
+def is_user_function(fn):
+    """Whether `fn` (a function or a bound method) is Python the user wrote, not a
+    library's (the standard library's, an installed package's, pullback's own)."""
+    fn = getattr(fn, "__func__", fn)
+    return isinstance(fn, types.FunctionType) and not errors.in_library(
+        fn.__code__.co_filename)
 
 
 def is_module(value):

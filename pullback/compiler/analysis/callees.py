@@ -29,13 +29,15 @@ class Callees:
         reverse pass fills them in as it reads, and replaces them at branches).
       kind_of: the kind of an atom.
       error: `error(message, construct)`, a TransformError at the line being read.
+      imports: the objects the function's import statements bound, by name.
 
     Attributes:
       globals_used: the global objects resolved, by name.
     """
 
-    def __init__(self, origin, tree, variables, kind_of, error):
+    def __init__(self, origin, tree, variables, kind_of, error, imports):
         self.origin = origin
+        self.imports = imports
         self.tree = tree
         self.variables = variables
         self.kind_of = kind_of
@@ -62,6 +64,8 @@ class Callees:
         root, *attrs = path.split(".")
         if root in self.origin.helpers:
             obj = self.origin.cells[root].cell_contents
+        elif root in self.imports:
+            obj = self.imports[root]
         elif root in self.variables() or root in self.origin.cells:
             return None
         else:

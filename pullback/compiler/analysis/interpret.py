@@ -23,6 +23,9 @@ The reverse pass drives the interpreter through its own walk (`at`, `statement`,
 """
 
 import dataclasses
+import functools
+import importlib
+import inspect
 import operator
 import types
 
@@ -175,7 +178,9 @@ class Interpreter:
         self.kinds = {p: param_kinds.get(p, kinds.CONST) for p in self.params + self.freevars}
         self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
         self.lineno = tree.lineno
-        self.callees = callees.Callees(origin, tree, lambda: self.kinds, self.kind_of, self.error)
+        self.imports = {}  # name -> what an import statement of the function bound to it
+        self.callees = callees.Callees(origin, tree, lambda: self.kinds, self.kind_of,
+                                       self.error, self.imports)
         self.updates = updates.Updates(self, self.params + self.freevars, [
             name for name, kind in self.kinds.items() if kind.shape == "array"])
         self.known = {}  # a test's variable -> its value, when the kinds decide it
@@ -267,7 +272,9 @@ class Interpreter:
                 return self.unpack([t.id for t in target.elts], stmt.value)
             return self.assign(target.id, stmt.value)
         if isinstance(stmt, nodes.Expr):
-            self.check_effect(stmt.value)
+            return self.dropped_call(stmt.value)
+        if isinstance(stmt, (nodes.Import, nodes.ImportFrom)):
+            self.imports.update(_imported(stmt))
         return None
 
     def assign(self, target, value):
@@ -383,6 +390,24 @@ class Interpreter:
         self.kinds[target] = container
         return Step("build", target, args=values, keywords=keys) if container.active else None
 
+    def dict_call(self, target, args, keywords):
+        """`dict(a=x, b=y)` and `dict(items, a=x)`: the display `{'a': x, 'b': y}`, and
+        `{**items, 'a': x}` (or, for constant items, a dict whose keys `a` and `b` have
+        the values' cotangents)."""
+        keys = [nodes.constant(name) for name, _ in keywords]
+        values = [value for _, value in keywords]
+        if not args:
+            return self.build(target, nodes.Dict(keys=keys, values=values))
+        source = self.kind_of(args[0])
+        if len(args) == 1 and isinstance(source, kinds.Container) and source.type is dict:
+            return self.build(target, nodes.Dict(keys=[None] + keys, values=args + values))
+        if source.active:
+            raise self.error("dict(items, key=value) with differentiable items other than a "
+                             "dict's: make the dict first, then set its keys", "dict")
+        active = any(self.kind_of(v).active for v in values)
+        self.kinds[target] = kinds.ANY if active else kinds.CONST
+        return Step("build", target, args=values, keywords=keys) if active else None
+
     def unpack(self, targets, source):
         container = self.kind_of(source)
         for i, target in enumerate(targets):
@@ -405,6 +430,8 @@ class Interpreter:
         if fn is not None and self.callees.is_method(value.func):
             args = [value.func.value] + args
         keywords = [(k.arg, k.value) for k in value.keywords]
+        if fn is dict and keywords and not is_split(value):
+            return self.dict_call(target, args, keywords)
         active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
         if fn is None or is_split(value):
             callee = value.func.value if self.callees.is_method(value.func) else value.func
@@ -447,7 +474,7 @@ class Interpreter:
             return None
         if rule is None:
             raise self.no_rule(fn)
-        self.kinds[target] = _result_kind(rule, arg_kinds)
+        self.kinds[target] = self.result_kind(rule, args, keywords)
         self.shapes[target] = self.result_shape(rule, target, args)
         return Step("primitive", target, fn, rule, args, keywords)
 
@@ -463,7 +490,8 @@ class Interpreter:
         callee = self.located_in_user_code(self.calls.resolve, value.func, fn, {
             p: self.kind_of(a) if a is not None else kinds.CONST
             for p, a in zip(params, arguments)})
-        self.kinds[target] = callee.result_kind
+        if target is not None:
+            self.kinds[target] = callee.result_kind
         self.updates.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
         return Step("static", target, fn, args=arguments, callee=callee)
 
@@ -571,29 +599,40 @@ class Interpreter:
         rule = registry.rule_for(fn)
         if rule is None:
             return kinds.CONST
-        return _result_kind(rule, [self.kind_of(a) for a in args + [v for _, v in keywords]])
+        return self.result_kind(rule, args, keywords)
 
-    def check_effect(self, value):
-        """A call whose value is dropped may only see constants (or be print-like).
+    def result_kind(self, rule, args, keywords):
+        """The kind of what primitive `rule` returns for these arguments (its spec's)."""
+        return _result_kind(rule, [self.kind_of(a) for a in args],
+                            {name: self.kind_of(value) for name, value in keywords})
 
-        Its only use would be a side effect on a differentiable value, which
-        pullback cannot see.
-        """
+    def dropped_call(self, value):
+        """A call whose value is dropped (`log(x)`, `ax.plot(x)`) with a differentiable
+        argument: None for a primitive's or a library's function, which runs as it is
+        (a dropped value has no cotangent); the user's function is compiled or resolved
+        when it runs (a step without target), so that what it updates in place is
+        followed. A call known to update an argument in place is refused."""
         if not isinstance(value, nodes.Call):
-            return
-        fn = None if self.callees.is_method(value.func) else self.callees.callee(value.func)
+            return None
+        method = value.func.attr if self.callees.is_method(value.func) else None
+        fn = None if method else self.callees.callee(value.func)
         args = value.args + [k.value for k in value.keywords]
-        if self.callees.is_method(value.func):
+        if method:
             args = args + [value.func.value]
-        if any(self.kind_of(a).active for a in args) and not (
-            fn is not None and registry.is_nondifferentiable(fn)
-        ):
-            what = nodes.dotted_path(value.func) or f"method .{value.func.attr}"
-            raise self.error(
-                f"calling {what} without using its result, with a differentiable argument: "
-                "its only effect would be to mutate a value, which is not yet supported",
-                what,
-            )
+        if not any(self.kind_of(a).active for a in args):
+            return None
+        what = nodes.dotted_path(value.func) or f"method .{method}"
+        if registry.updates_in_place(fn, method, {k.arg for k in value.keywords}):
+            raise self.error(f"{what} updates a value in place, which pullback does not "
+                             "follow: compute a new value instead", what)
+        if fn is not None:
+            if (registry.rule_for(fn) is not None or custom.vjp_of(fn) is not None
+                    or not introspection.is_user_function(fn)):
+                return None
+            if (isinstance(fn, types.FunctionType) and introspection.has_fixed_parameters(fn)
+                    and not is_split(value)):
+                return self.static_call(None, fn, value)
+        return Step("dynamic", None)
 
     # -- queries -------------------------------------------------------------------
 
@@ -674,15 +713,49 @@ def _unpacks(value):
     return any(isinstance(e, nodes.Starred) for e in value.elts)
 
 
+def _imported(stmt):
+    """`{name: object}` for what import statement `stmt` binds (modules import once, so
+    importing them here is what running the function does)."""
+    found = {}
+    for alias in stmt.names:
+        if isinstance(stmt, nodes.Import):
+            module = importlib.import_module(alias.name)
+            found[alias.asname or alias.name.split(".")[0]] = (
+                module if alias.asname else importlib.import_module(alias.name.split(".")[0]))
+            continue
+        module = importlib.import_module(stmt.module)
+        found[alias.asname or alias.name] = (
+            getattr(module, alias.name) if hasattr(module, alias.name)
+            else importlib.import_module(f"{stmt.module}.{alias.name}"))
+    return found
+
+
+@functools.cache
+def _named_parameters(fn):
+    """The names `fn` takes by keyword, or None when it takes any (`**`)."""
+    parameters = inspect.signature(fn).parameters.values()
+    if any(p.kind is p.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD,
+                                                               p.KEYWORD_ONLY))
+
+
 def is_split(call):
     """Whether a call passes `*args` or `**kwargs` (ANF then calls `f(*args, **kwargs)`)."""
     return any(isinstance(a, nodes.Starred) for a in call.args) or any(
         k.arg is None for k in call.keywords)
 
 
-def _result_kind(rule, arg_kinds):
+def _result_kind(rule, arg_kinds, keyword_kinds):
+    """The kind of a primitive's result, from its spec, given the kinds of its positional
+    and keyword arguments: a spec's function takes by name the keywords it names (or
+    all, with `**`), and the others after the positional ones."""
     if callable(rule.result):
-        return rule.result(*arg_kinds)
+        named = _named_parameters(rule.result)
+        by_name = {k: v for k, v in keyword_kinds.items() if named is None or k in named}
+        rest = [v for k, v in keyword_kinds.items() if k not in by_name]
+        return rule.result(*arg_kinds, *rest, **by_name)
+    arg_kinds = arg_kinds + list(keyword_kinds.values())
     active = any(k.active for k in arg_kinds)
     if rule.result == "elementwise":
         return kinds.promote(arg_kinds)

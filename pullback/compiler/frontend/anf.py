@@ -26,6 +26,7 @@ Statements, in a function body or an `if` branch::
     def loop_body(i, *s): S*    a loop's body, itself in these forms (`loop` set)
     x = iterate(loop_body, A, A, ...)   the loop (see below)
     F(A, ..., k=A, ...)         a call whose value is dropped
+    import m as x | from m import f as x    each name bound is a version (`as` added)
     if A: S* else: S*           test is an atom; an empty branch is `pass`
     assert A[, A]
     raise A
@@ -85,8 +86,6 @@ _UNSUPPORTED_STATEMENTS = {
     "Global": "a global statement",
     "Nonlocal": "a nonlocal statement",
     "Delete": "a del statement",
-    "Import": "an import statement",
-    "ImportFrom": "an import statement",
     "Match": "a match statement",
 }
 _UNSUPPORTED_EXPRESSIONS = {
@@ -464,6 +463,33 @@ class _Normalizer:
 
     def stmt_Pass(self, stmt):
         pass
+
+    def stmt_Import(self, stmt):
+        """`import a.b as c` binds a version of `c` (`import a.b` binds `a`, which must
+        not be assigned before)."""
+        names = []
+        for alias in stmt.names:
+            bound = alias.asname or alias.name.split(".")[0]
+            name = self.define(bound)
+            if name != bound and alias.asname is None and "." in alias.name:
+                raise unsupported(f"import {alias.name} after assigning {bound}", stmt,
+                                  self.origin, f"write import {alias.name} as another name")
+            names.append(nodes.alias(alias.name, None if name == alias.name.split(".")[0]
+                                     and alias.asname is None else name))
+        self.emit(nodes.Import(names=names))
+
+    def stmt_ImportFrom(self, stmt):
+        """`from m import x as y` binds a version of `y`."""
+        if stmt.level:
+            raise unsupported("a relative import inside a function", stmt, self.origin,
+                              "import the module at the top of the file")
+        names = []
+        for alias in stmt.names:
+            if alias.name == "*":
+                raise unsupported("import *", stmt, self.origin, "name what you import")
+            name = self.define(alias.asname or alias.name)
+            names.append(nodes.alias(alias.name, None if name == alias.name else name))
+        self.emit(nodes.ImportFrom(module=stmt.module, names=names, level=0))
 
     def stmt_FunctionDef(self, stmt):
         if stmt.decorator_list:
@@ -1197,7 +1223,8 @@ def _check_block(body, top=False):
             _check_closure(stmt)
             if getattr(stmt, "loop", False):
                 check_anf(stmt)
-        elif not isinstance(stmt, nodes.Pass):  # a branch with nothing left in it
+        elif not isinstance(stmt, (nodes.Pass, nodes.Import, nodes.ImportFrom)):
+            # Pass: a branch with nothing left in it
             raise AssertionError(f"ANF: unexpected statement {type(stmt).__name__}")
 
 

@@ -252,10 +252,11 @@ class _Reverse:
     def static_call(self, stmt, step):
         """`y, y_pb = g_fwd(...)`, the forward of `g` compiled for these kinds."""
         forward_name = self.bindings.cell(step.callee.name, step.callee.cell)
-        pullback = self.namer.pullback(step.target)
+        target = step.target or self.dropped(stmt)
+        pullback = self.namer.pullback(target)
         call = nodes.call(nodes.name(forward_name), stmt.value.args, stmt.value.keywords)
-        return [nodes.unpack([step.target, pullback], call, self.lineno)], Call(
-            step.target, pullback, [None] + step.args, self.lineno)
+        return [nodes.unpack([target, pullback], call, self.lineno)], Call(
+            target, pullback, [None] + step.args, self.lineno)
 
     def custom_call(self, stmt, step):
         """`y, y_pb = custom_forward(f_fwd, f_bwd, ...)` for a function with a
@@ -275,21 +276,27 @@ class _Reverse:
         object) and one per argument as written, or, for `f(*args, **kwargs)`,
         one for `args` and one for `kwargs`.
         """
-        value, target = stmt.value, step.target
+        value, target = stmt.value, step.target or self.dropped(stmt)
         pullback = self.namer.pullback(target)
         method = self.facts.callees.is_method(value.func)
         if method:
-            forward = self.bindings.object("forward_method", self.calls.forward_method)
+            helper = self.calls.forward_method if step.target else self.calls.effect_method
             head = [value.func.value, nodes.constant(value.func.attr)]
         else:
-            forward = self.bindings.object("forward", self.calls.forward)
+            helper = self.calls.forward if step.target else self.calls.effect
             head = [value.func]
+        forward = self.bindings.object(helper.__name__, helper)
         call = nodes.call(nodes.name(forward), head + value.args, value.keywords)
         callee = value.func.value if method else value.func
         arguments = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
         bound = [callee] + arguments + [k.value for k in value.keywords]
         return [nodes.unpack([target, pullback], call, self.lineno)], Call(
             target, pullback, bound, self.lineno, split=interpret.is_split(value))
+
+    def dropped(self, stmt):
+        """A name for the value of a call whose value the user drops (`log(x)`)."""
+        return self.namer.fresh((nodes.dotted_path(stmt.value.func) or "call").split(".")[-1]
+                                + "_result")
 
     def loop(self, stmt, step):
         """φ of `iterate(loop_body, items, *state)`: the body transformed once, for the

@@ -44,6 +44,8 @@ from gast import (  # noqa: F401  (re-exported node classes)
     GtE,
     If,
     IfExp,
+    Import,
+    ImportFrom,
     In,
     Invert,
     Is,
@@ -189,6 +191,11 @@ def assign(target, value, lineno=None):
         target = store(target)
     node = gast.Assign(targets=[target], value=value, type_comment=None)
     return located(node, lineno)
+
+
+def alias(name, asname=None):
+    """`name as asname` in an import statement."""
+    return gast.alias(name=name, asname=asname)
 
 
 def unpack(names, value, lineno=None):

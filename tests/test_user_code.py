@@ -1,0 +1,249 @@
+"""The code people write around their model (issue 25): calls whose result is dropped
+(logging, printing, plotting), `dict(a=...)`, keyword arguments of primitives, import
+statements inside the function, and objectives returning an array holding one number.
+Values at orders 1 and 2 against finite differences; refusals name the user's line."""
+
+import contextlib
+import io
+import logging
+
+import numpy as np
+import pytest
+
+import pullback
+from pullback.testing import check_grads
+
+X = np.array([0.5, -1.5, 2.0])
+HISTORY = []
+
+
+def log(message, value):
+    HISTORY.append((message, float(np.sum(value))))
+
+
+def print_progress(loss):
+    print(f"loss {loss:.3f}")
+
+
+class Axes:
+    """A stand-in for a plotting library's axes, written by the user."""
+
+    def __init__(self):
+        self.lines = []
+
+    def plot(self, x):
+        self.lines.append(np.asarray(x).copy())
+
+
+def plot(ax, x):
+    ax.plot(x)
+
+
+AXES = Axes()
+LOGGER = logging.getLogger("pullback.tests.user_code")
+
+
+def logged_model(x):
+    log("x", x)
+    y = np.sin(x) * x
+    print_progress(np.sum(y))
+    plot(AXES, y)
+    np.sin(y)
+    LOGGER.debug("y %s", y)
+    return np.sum(y * y)
+
+
+def plotted_directly(x):
+    AXES.plot(x * 2.0)
+    return np.sum(np.cos(x))
+
+
+def logged_in_a_loop(x, n):
+    for i in range(n):
+        x = np.tanh(x) * 1.5
+        log(f"step {i}", x)
+    return np.sum(x)
+
+
+def calls_a_closure(x):
+    seen = []
+
+    def record(v):
+        seen.append(v)
+
+    record(x)
+    return np.sum(x * x)
+
+
+def keywords_dict(x):
+    d = dict(a=x, b=2.0 * x)
+    return np.sum(d["a"] * d["b"])
+
+
+def dict_updated(x):
+    d = dict({"c": x}, a=x * 3.0)
+    return np.sum(d["a"] * d["c"])
+
+
+CONFIG = {"c": 2.0}
+PAIRS = [("c", 3.0)]
+
+
+def constant_items(x):
+    d = dict(CONFIG, a=x * 3.0)
+    e = dict(PAIRS, a=x)
+    return np.sum(d["a"] * d["c"] + e["a"] * e["c"])
+
+
+def keyed_max(x):
+    return max(x[0], x[1], key=abs) * x[2]
+
+
+def flattened(x):
+    return np.array([np.sum(x * x * x)])
+
+
+def column(x):
+    return np.reshape(np.sum(np.sin(x) * x), (1, 1))
+
+
+def imports_inside(x):
+    import math
+
+    import numpy.linalg as la
+    from numpy import sin
+
+    return np.sum(sin(x)) * math.pi + la.norm(x)
+
+
+def imports_in_a_loop_and_a_closure(x):
+    for _ in range(2):
+        import math as m
+        x = x * m.e
+
+    from numpy import tanh
+
+    def squash(v):
+        return tanh(v) * 2.0
+
+    return np.sum(squash(x))
+
+
+def imports_a_package_path(x):
+    import os.path
+
+    return np.sum(x) * len(os.path.basename("a/bc"))
+
+
+@pytest.mark.parametrize("fn, args", [
+    (logged_model, (X,)), (plotted_directly, (X,)), (logged_in_a_loop, (X, 3)),
+    (calls_a_closure, (X,)),
+    (keywords_dict, (X,)), (dict_updated, (X,)), (constant_items, (X,)), (keyed_max, (X,)),
+    (imports_inside, (X,)), (imports_in_a_loop_and_a_closure, (X,)),
+    (imports_a_package_path, (X,)),
+])
+def test_values_at_order_two(fn, args):
+    with contextlib.redirect_stdout(io.StringIO()):
+        check_grads(lambda x: fn(x, *args[1:]), args[:1], order=2)
+
+
+def test_a_dropped_call_runs_each_time_the_function_does():
+    with contextlib.redirect_stdout(io.StringIO()):
+        expected = logged_model(X)
+    HISTORY.clear()
+    before = len(AXES.lines)
+    with contextlib.redirect_stdout(io.StringIO()) as printed:
+        value, gradient = pullback.value_and_grad(logged_model)(X)
+    assert value == pytest.approx(expected)
+    y = np.sin(X) * X
+    assert gradient == pytest.approx(2 * y * (np.cos(X) * X + np.sin(X)))
+    assert len(HISTORY) == 1 and HISTORY[0][1] == pytest.approx(np.sum(X))
+    assert len(AXES.lines) == before + 1 and AXES.lines[-1] == pytest.approx(y)
+    assert printed.getvalue().startswith("loss ")
+
+
+def test_a_dropped_call_reads_like_the_users():
+    """The user's function is transformed; a primitive's value, or a library's method,
+    computed as written; a method of a value, resolved when it runs (`effect_method`)."""
+    text = pullback.source(logged_model, X)
+    assert "log_result, log_result_pb = log_fwd('x', x)" in text
+    assert "\n    np.sin(y)\n" in text and "\n    LOGGER.debug('y %s', y)\n" in text
+    assert "effect_method(ax, 'plot', x)" in pullback.source(plot, Axes(), X)
+
+
+def test_an_import_resolves_like_a_global():
+    """`from numpy import sin` inside the function: `sin(x)` is numpy's primitive,
+    compiled as such, not a call resolved when it runs."""
+    text = pullback.source(imports_inside, X)
+    assert "    from numpy import sin\n" in text and "np.cos(x)" in text
+    assert "forward(" not in text
+
+
+def sorts_in_place(x):
+    y = x * 2.0
+    y.sort()
+    return np.sum(y * x)
+
+
+def copies_into(x):
+    y = np.zeros(3)
+    np.copyto(y, x)
+    return np.sum(y * x)
+
+
+def updates_a_dict(x):
+    d = {}
+    d.update(a=x)
+    return np.sum(d["a"])
+
+
+def writes_out(x):
+    y = np.zeros(3)
+    np.multiply(x, 2.0, out=y)
+    return np.sum(y)
+
+
+def scale(v, s):
+    v *= s
+
+
+def user_update_read_later(x):
+    y = x * 1.0
+    scale(y, 3.0)
+    return np.sum(y * x)
+
+
+def pairs_of_values(x):
+    d = dict([("c", x)], a=x)
+    return np.sum(d["a"] * d["c"])
+
+
+@pytest.mark.parametrize("fn, line, message", [
+    (sorts_in_place, 2, "y.sort updates a value in place"),
+    (copies_into, 2, "np.copyto updates a value in place"),
+    (updates_a_dict, 2, "d.update updates a value in place"),
+    (writes_out, 2, "np.multiply updates a value in place"),
+    (user_update_read_later, 2, "calling scale updates y in place, and y is read at line"),
+    (pairs_of_values, 1, r"dict\(items, key=value\) with differentiable items"),
+])
+def test_refusals_name_the_line(fn, line, message):
+    with pytest.raises(pullback.TransformError, match=message) as caught:
+        pullback.grad(fn)(X)
+    assert caught.value.filename == __file__
+    assert caught.value.lineno == fn.__code__.co_firstlineno + line
+
+
+@pytest.mark.parametrize("fn, gradient", [
+    (flattened, lambda x: 3 * x ** 2),
+    (column, lambda x: np.cos(x) * x + np.sin(x)),
+])
+def test_grad_of_an_array_holding_one_number(fn, gradient):
+    assert pullback.grad(fn)(X) == pytest.approx(gradient(X))
+    value, grad = pullback.value_and_grad(fn)(X)
+    assert value.shape == fn(X).shape and grad == pytest.approx(gradient(X))
+    check_grads(lambda x: pullback.grad(fn)(x), (X,), order=1)
+
+
+def test_grad_of_two_numbers_still_points_to_vjp():
+    with pytest.raises(TypeError, match="pullback.vjp"):
+        pullback.grad(lambda x: x[:2] * 1.0)(X)
