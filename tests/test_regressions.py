@@ -932,3 +932,126 @@ def test_a_slice_of_a_list_assigned_another_number_of_items_is_refused():
     with pytest.raises(TransformError, match="a slice of a list may only be assigned") as error:
         pullback.grad(slice_of_a_list_assigned_more_items)(1.5)
     assert error.value.lineno == slice_of_a_list_assigned_more_items.__code__.co_firstlineno + 2
+
+
+# -- the alias analysis follows the paths through an `if` ----------------------------
+
+
+def update_in_a_branch_read_after(x, c):
+    y = x[0:1]
+    if c > 0.0:
+        x[0] = 5.0
+    return np.sum(y) + np.sum(x)
+
+
+def alias_made_in_a_branch_updated_after(x, c):
+    y = x * 1.0
+    z = y * 2.0
+    if c > 0.0:
+        z = y
+    y[0] = 5.0
+    return np.sum(z) + np.sum(y)
+
+
+def alias_made_in_one_branch_updated_in_the_other(x, c):
+    y = x * 1.0
+    if c > 0.0:
+        z = y
+    else:
+        y[0] = 5.0
+        z = y * 3.0
+    return np.sum(z) + np.sum(y)
+
+
+def update_in_one_branch_read_in_the_other(x, c):
+    y = x * 1.0
+    v = y[0:1]
+    if c > 0.0:
+        y[0] = 5.0
+        out = np.sum(y)
+    else:
+        out = np.sum(v) * 2.0
+    return out + np.sum(x)
+
+
+def appended_in_a_loop_that_continues_and_breaks(x):
+    found = []
+    for i in range(5):
+        if i == 2:
+            continue
+        found.append(x * i)
+        if i > 2:
+            break
+    return sum(found)
+
+
+@pytest.mark.parametrize("fn, line, message", [
+    (update_in_a_branch_read_after, 3, "x\\[...\\] = ... updates x in place, and y, which "
+                                       "shares its memory, is read at line {4}"),
+    (alias_made_in_a_branch_updated_after, 5, "y\\[...\\] = ... updates y in place, and z, "
+                                              "which shares its memory, is read at line {6}"),
+])
+def test_an_update_seen_on_some_path_is_refused(fn, line, message):
+    first = fn.__code__.co_firstlineno
+    message = message.replace("{4}", str(first + 4)).replace("{6}", str(first + 6))
+    with pytest.raises(TransformError, match=message) as error:
+        pullback.grad(fn)(np.array([1.0, 2.0]), 1.0)
+    assert error.value.lineno == first + line
+
+
+@pytest.mark.parametrize("fn", [alias_made_in_one_branch_updated_in_the_other,
+                                update_in_one_branch_read_in_the_other])
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_an_update_and_an_alias_on_different_paths(fn, c):
+    """Each branch of the `if` is its own path: an alias made in one is not updated in
+    the other, and a read in one does not see an update in the other."""
+    x = np.array([1.0, 2.0])
+    check_grads(lambda v: fn(v.copy(), c), (x,), order=2)
+    out, _ = pullback.value_and_grad(fn)(x, c)
+    assert out == pytest.approx(fn(x.copy(), c))
+
+
+def test_an_append_in_a_loop_that_continues_and_breaks():
+    """The `continue` branch's iteration holds the list the other branch appends to
+    (found in the fuzzer's refusals): not the same path."""
+    assert pullback.grad(appended_in_a_loop_that_continues_and_breaks)(0.5) == pytest.approx(4.0)
+    check_grads(appended_in_a_loop_that_continues_and_breaks, (0.5,), order=2)
+
+
+# -- a closure after an early return two `if`s deep (the rest of the function is read on
+# each path that reaches it, so a variable the closure reads is assigned once on each) --
+
+
+def closure_after_a_nested_early_return(x, c, d):
+    if c > 0.0:
+        if d > 0.0:  # noqa: SIM102 (the nesting is the case)
+            return x
+    y = x * 2.0
+
+    def g(t):
+        return t * y
+
+    return g(x)
+
+
+def closure_in_a_branch_then_its_variable_assigned(x, c):
+    y = x
+    if c > 0.0:
+        g = lambda t: t * y  # noqa: E731
+    else:
+        g = lambda t: t  # noqa: E731
+    y = y * 2.0
+    return g(x) + y
+
+
+@pytest.mark.parametrize("c, d", [(1.0, 1.0), (1.0, -1.0), (-1.0, 1.0)])
+def test_a_closure_after_a_nested_early_return(c, d):
+    expected = 1.0 if c > 0.0 and d > 0.0 else 4.0 * 0.5
+    assert pullback.grad(closure_after_a_nested_early_return)(0.5, c, d) == pytest.approx(
+        expected)
+    check_grads(lambda x: closure_after_a_nested_early_return(x, c, d), (0.5,), order=2)
+
+
+def test_a_variable_a_closure_in_a_branch_reads_is_not_assigned_after_the_if():
+    with pytest.raises(TransformError, match="y is read by the nested function at line"):
+        pullback.grad(closure_in_a_branch_then_its_variable_assigned)(0.5, 1.0)

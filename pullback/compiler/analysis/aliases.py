@@ -37,6 +37,7 @@ class Update:
     remedy: str
     position: int = 0
     affected: list = dataclasses.field(default_factory=list)
+    path: tuple = ()
 
 
 def is_view(fn):
@@ -71,16 +72,39 @@ class Aliases:
     def __init__(self, names, arrays=()):
         self.own = {name: {name} for name in names}
         self.held = {name: set() if name in arrays else {name} for name in names}
-        self.reads = collections.defaultdict(list)  # name -> [(position, line)]
+        self.reads = collections.defaultdict(list)  # name -> [(position, line, path)]
         self.updates = []
         self.changed = set()
         self.position = 0
+        self.path = ()  # the branches the statement being read is in: (branch, side), ...
+        self.branches = 0
 
     def read(self, names, lineno):
         """The next statement, at user line `lineno`, reads `names`."""
         self.position += 1
         for name in names:
-            self.reads[name].append((self.position, lineno))
+            self.reads[name].append((self.position, lineno, self.path))
+
+    def branch(self):
+        """The first branch of an `if` starts: the state before it, for `other_branch`."""
+        self.branches += 1
+        self.path += ((self.branches, 0),)
+        return _copied(self.own), _copied(self.held)
+
+    def other_branch(self, before):
+        """The other branch starts, from the state `before` the `if`; returns the state
+        after the first, for `merge`."""
+        after = self.own, self.held
+        self.own, self.held = _copied(before[0]), _copied(before[1])
+        self.path = self.path[:-1] + ((self.path[-1][0], 1),)
+        return after
+
+    def merge(self, other):
+        """After the `if`: a variable may share what it shares after either branch."""
+        for mine, theirs in zip((self.own, self.held), other):
+            for name, memory in theirs.items():
+                mine.setdefault(name, set()).update(memory)
+        self.path = self.path[:-1]
 
     def memory(self, name):
         """All the memory `name` may reach."""
@@ -140,6 +164,7 @@ class Aliases:
                                  if self.memory(name) & changed
                                  and name not in (*kept, *exempt))
         update.position = self.position
+        update.path = self.path
         self.updates.append(update)
         self.changed |= changed
         if new is not None:
@@ -152,11 +177,12 @@ class Aliases:
 
     def conflicts(self):
         """`(update, variable, line)` for each variable read (at that user line) after
-        an update of memory it reaches."""
+        an update of memory it reaches, on a path through both (not in the other
+        branch of an `if` than the update's)."""
         for update in self.updates:
             for name in update.affected:
-                for position, lineno in self.reads[name]:
-                    if position > update.position:
+                for position, lineno, path in self.reads[name]:
+                    if position > update.position and _on_one_path(path, update.path):
                         yield update, name, lineno
                         break
 
@@ -165,3 +191,14 @@ class Aliases:
         mine = self.own.get(name, set())
         return next((other for other in others if other != name
                      and mine & self.memory(other)), None)
+
+
+def _copied(memory):
+    return {name: set(reached) for name, reached in memory.items()}
+
+
+def _on_one_path(path, other):
+    """Whether statements in the branches `path` and `other` may both run: no `if` has
+    one in a branch and the other in its other branch."""
+    sides = dict(path)
+    return all(sides.get(branch, side) == side for branch, side in other)

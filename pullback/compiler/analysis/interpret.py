@@ -225,17 +225,18 @@ class Interpreter:
 
     def save(self):
         """The state before a branch, to `restore` before the other branch."""
-        return dict(self.kinds), dict(self.shapes)
+        return dict(self.kinds), dict(self.shapes), self.updates.aliases.branch()
 
     def restore(self, saved):
         """Go back to the state `saved` before the branch just read; the branch's state."""
-        after = self.kinds, self.shapes
+        after = self.kinds, self.shapes, self.updates.aliases.other_branch(saved[2])
         self.kinds, self.shapes = dict(saved[0]), dict(saved[1])
         return after
 
     def join(self, other):
         """Join the state of the branch just read with `other`, the other branch's."""
-        other_kinds, other_shapes = other
+        other_kinds, other_shapes, other_memory = other
+        self.updates.aliases.merge(other_memory)
         for var in set(other_kinds) | set(self.kinds):
             self.kinds[var] = kinds.join(other_kinds.get(var), self.kinds.get(var))
         for var in other_shapes.keys() & self.shapes.keys():

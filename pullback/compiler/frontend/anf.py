@@ -282,6 +282,7 @@ class _Normalizer:
         self.cells = cells  # locals read by nested functions
         self.counts = counts  # how often each local is assigned
         self.captured_at = {}  # captured local -> the line of the first nested function
+        #                        reading it on this path
         self.defined = defined  # the names of the nested `def`s
         self.renames = {}  # versions of captured variables that take the variable's name
         self.out = []
@@ -393,14 +394,15 @@ class _Normalizer:
     def stmt_If(self, stmt):
         test = self.atom(stmt.test)
         lineno = self.lineno
-        before = self.versions
+        before, captured = self.versions, self.captured_at
         self.depth += 1
-        self.versions = dict(before)
+        self.versions, self.captured_at = dict(before), dict(captured)
         body = self.block(stmt.body)
-        after_body = self.versions
-        self.versions = dict(before)
+        after_body, captured_in_body = self.versions, self.captured_at
+        self.versions, self.captured_at = dict(before), dict(captured)
         orelse = self.block(stmt.orelse)
         after_else = self.versions
+        self.captured_at = {**captured_in_body, **self.captured_at}  # captured on either path
         self.depth -= 1
         self.versions = _join(*(self.renamed(v) for v in (before, after_body)), body,
                               self.renamed(after_else), orelse, lineno)
