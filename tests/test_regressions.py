@@ -1023,8 +1023,8 @@ def test_an_append_in_a_loop_that_continues_and_breaks():
 
 
 def closure_after_a_nested_early_return(x, c, d):
-    if c > 0.0:
-        if d > 0.0:  # noqa: SIM102 (the nesting is the case)
+    if c > 0.0:  # noqa: SIM102 (the nesting is the case)
+        if d > 0.0:
             return x
     y = x * 2.0
 
