@@ -116,7 +116,7 @@ def apply(g, x):
 REFUSED = [  # the function, the message, the line of the refused construct below `def`
     (with_statement, "a with statement", 1),
     (try_statement, "a try statement", 1),
-    (global_statement, "a global statement", 1),
+    (global_statement, "SCALE is declared global or nonlocal and is assigned a differentiable", 2),
     (attribute_assignment, "assignment to an attribute", 1),
     (yield_statement, "yield", 1),
     (no_rule, r"no derivative rule for numpy\.fft.*pullback\.adjoint", 1),

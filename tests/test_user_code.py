@@ -1,6 +1,7 @@
 """The code people write around their model (issue 25): calls whose result is dropped
 (logging, printing, plotting), `dict(a=...)`, keyword arguments of primitives, import
-statements inside the function, and objectives returning an array holding one number.
+statements inside the function, `global` and `nonlocal` state, and objectives returning an
+array holding one number.
 Values at orders 1 and 2 against finite differences; refusals name the user's line."""
 
 import contextlib
@@ -135,12 +136,51 @@ def imports_a_package_path(x):
     return np.sum(x) * len(os.path.basename("a/bc"))
 
 
+CALLS = 0
+SCALE = 2.0
+
+
+def counted(x):
+    global CALLS
+    CALLS += 1
+    return np.sum(x * x) * SCALE
+
+
+def counted_in_a_loop(x, n):
+    global CALLS
+    for _ in range(n):
+        CALLS = CALLS + 1
+        x = np.sin(x)
+    return np.sum(x)
+
+
+def stepper():
+    steps = 0
+
+    def step(x):
+        nonlocal steps
+        steps += 1
+        return np.sum(np.tanh(x)) * 2.0
+
+    return step, lambda: steps
+
+
+STEP, STEPS = stepper()
+
+
+def keeps_a_derivative_in_a_global(x):
+    global SCALE
+    SCALE = x * 2.0
+    return np.sum(x)
+
+
 @pytest.mark.parametrize("fn, args", [
     (logged_model, (X,)), (plotted_directly, (X,)), (logged_in_a_loop, (X, 3)),
     (calls_a_closure, (X,)),
     (keywords_dict, (X,)), (dict_updated, (X,)), (constant_items, (X,)), (keyed_max, (X,)),
     (imports_inside, (X,)), (imports_in_a_loop_and_a_closure, (X,)),
-    (imports_a_package_path, (X,)),
+    (imports_a_package_path, (X,)), (counted, (X,)), (counted_in_a_loop, (X, 3)),
+    (STEP, (X,)),
 ])
 def test_values_at_order_two(fn, args):
     with contextlib.redirect_stdout(io.StringIO()):
@@ -177,6 +217,17 @@ def test_an_import_resolves_like_a_global():
     text = pullback.source(imports_inside, X)
     assert "    from numpy import sin\n" in text and "np.cos(x)" in text
     assert "forward(" not in text
+
+
+def test_global_and_nonlocal_state_changes_as_python_changes_it():
+    """Each run of the forward counts, as the function does; the derivative ignores it."""
+    before, steps = CALLS, STEPS()
+    assert pullback.grad(counted)(X) == pytest.approx(2 * X * SCALE)
+    assert pullback.grad(counted_in_a_loop)(X, 3) == pytest.approx(
+        np.cos(np.sin(np.sin(X))) * np.cos(np.sin(X)) * np.cos(X))
+    pullback.grad(STEP)(X)
+    assert (CALLS - before, STEPS() - steps) == (4, 1)
+    assert "    global CALLS\n" in pullback.source(counted_in_a_loop, X, 3)
 
 
 def sorts_in_place(x):
@@ -225,6 +276,8 @@ def pairs_of_values(x):
     (writes_out, 2, "np.multiply updates a value in place"),
     (user_update_read_later, 2, "calling scale updates y in place, and y is read at line"),
     (pairs_of_values, 1, r"dict\(items, key=value\) with differentiable items"),
+    (keeps_a_derivative_in_a_global, 2, "SCALE is declared global or nonlocal and is "
+                                        "assigned a differentiable value"),
 ])
 def test_refusals_name_the_line(fn, line, message):
     with pytest.raises(pullback.TransformError, match=message) as caught:

@@ -179,6 +179,9 @@ class Interpreter:
         self.shapes = {p: "scalar" if k.shape == "scalar" else p for p, k in self.kinds.items()}
         self.lineno = tree.lineno
         self.imports = {}  # name -> what an import statement of the function bound to it
+        self.shared = {name for stmt in tree.body if isinstance(stmt, (nodes.Global,
+                                                                      nodes.Nonlocal))
+                       for name in stmt.names}  # state outside the function
         self.callees = callees.Callees(origin, tree, lambda: self.kinds, self.kind_of,
                                        self.error, self.imports)
         self.updates = updates.Updates(self, self.params + self.freevars, [
@@ -269,6 +272,8 @@ class Interpreter:
             return self.closure(stmt.name, stmt)
         if isinstance(stmt, nodes.Assign):
             target = stmt.targets[0]
+            if isinstance(target, nodes.Name) and target.id in self.shared:
+                self.check_shared(target.id, stmt.value)
             if isinstance(target, nodes.Tuple):
                 return self.unpack([t.id for t in target.elts], stmt.value)
             return self.assign(target.id, stmt.value)
@@ -606,6 +611,15 @@ class Interpreter:
         """The kind of what primitive `rule` returns for these arguments (its spec's)."""
         return _result_kind(rule, [self.kind_of(a) for a in args],
                             {name: self.kind_of(value) for name, value in keywords})
+
+    def check_shared(self, name, value):
+        """`name = value` for a variable declared `global` or `nonlocal`: state outside the
+        function, which may only hold constants (a counter, a cache of settings)."""
+        if self.kind_of(value).active:
+            raise self.error(
+                f"{name} is declared global or nonlocal and is assigned a differentiable "
+                "value: its derivative would not follow it out of the function; return the "
+                "value instead", "global state")
 
     def dropped_call(self, value):
         """A call whose value is dropped (`log(x)`, `ax.plot(x)`) with a differentiable

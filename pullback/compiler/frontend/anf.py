@@ -83,8 +83,8 @@ _UNSUPPORTED_STATEMENTS = {
     "TryStar": "a try statement",
     "AsyncFunctionDef": "an async function",
     "ClassDef": "a class definition",
-    "Global": "a global statement",
-    "Nonlocal": "a nonlocal statement",
+    "Global": "a global statement in a nested function",
+    "Nonlocal": "a nonlocal statement in a nested function",
     "Delete": "a del statement",
     "Match": "a match statement",
 }
@@ -115,11 +115,12 @@ def to_anf(tree, origin):
     _count_updates(tree, counts)
     cells, defined = _mark_captured(tree, origin, counts)
     namer = Namer.for_tree(tree)
+    declared, tree.body = _declarations(tree.body)
     body = flow.lower_exits(tree.body, namer)
-    flow.mark_carried(body, _parameters(tree.args))
+    flow.mark_carried(body, _parameters(tree.args), shared=[n for d in declared for n in d.names])
     body = _with_final_return(_lift_returns(body), tree.lineno)
     params = _parameters(tree.args)
-    normalizer = _Normalizer(namer, origin, params, cells, counts, defined)
+    normalizer = _Normalizer(namer, origin, params, cells, counts, defined, declared)
     _name_entry_values(tree, normalizer)
     normalizer.comprehension_counts.update(
         n.id for c in nodes.walk(tree) if isinstance(c, _COMPREHENSIONS)
@@ -130,7 +131,7 @@ def to_anf(tree, origin):
         _rename([tree.args], old, new)
     tree.parameter_versions = {param: version.id for param, version in zip(
         params, nodes.parameters(tree.args)) if version.id != param}
-    _drop_unread_copies(tree)
+    _drop_unread_copies(tree, normalizer.shared)
     _capture_loop_state(tree, origin)
     check_anf(tree)
     return tree
@@ -173,6 +174,23 @@ def _count_updates(tree, counts):
         pending.extend(nodes.iter_child_nodes(node))
 
 
+def _declarations(body):
+    """The `global` and `nonlocal` statements of a function's own body (at any depth of
+    its blocks, not in nested functions), and the body without them."""
+    found = []
+
+    def without(block):
+        kept = []
+        for stmt in block:
+            if isinstance(stmt, (nodes.Global, nodes.Nonlocal)):
+                found.append(stmt)
+                continue
+            kept.append(nodes.with_blocks(stmt, without))
+        return kept
+
+    return found, without(body)
+
+
 def _refuse_declarations(node, origin):
     """Refuse a `nonlocal` or `global` in nested function `node` before its scope is read
     (alone, a `nonlocal` is a syntax error)."""
@@ -182,24 +200,25 @@ def _refuse_declarations(node, origin):
             raise unsupported(_UNSUPPORTED_STATEMENTS[kind], inner, origin, "not yet")
 
 
-def _drop_unread_copies(tree):
+def _drop_unread_copies(tree, shared):
     """Remove the copies `x = y` (joins after an `if`) that no later statement reads,
-    such as the join of a variable in a branch that leaves a loop's body."""
-    tree.body = _live_statements(tree.body, set())
+    such as the join of a variable in a branch that leaves a loop's body; a copy into
+    a variable declared `global` or `nonlocal` (one of `shared`) is read outside."""
+    tree.body = _live_statements(tree.body, set(shared), shared)
 
 
-def _live_statements(statements, live):
+def _live_statements(statements, live, shared):
     """`statements` without dead copies; `live` (the names read after them) becomes
     the names read before them."""
     kept = []
     for stmt in reversed(statements):
         if isinstance(stmt, nodes.If):
             in_body, in_else = set(live), set(live)
-            stmt.body = _live_statements(stmt.body, in_body) or [nodes.Pass()]
-            stmt.orelse = _live_statements(stmt.orelse, in_else)
+            stmt.body = _live_statements(stmt.body, in_body, shared) or [nodes.Pass()]
+            stmt.orelse = _live_statements(stmt.orelse, in_else, shared)
             live |= in_body | in_else
         elif getattr(stmt, "loop", False):
-            stmt.body = _live_statements(stmt.body, set())
+            stmt.body = _live_statements(stmt.body, set(shared), shared)
         elif (isinstance(stmt, nodes.Assign) and isinstance(stmt.targets[0], nodes.Name)
               and isinstance(stmt.value, nodes.Name) and stmt.targets[0].id not in live):
             continue
@@ -273,8 +292,10 @@ def _with_final_return(body, lineno):
 
 
 class _Normalizer:
-    def __init__(self, namer, origin, params, cells, counts, defined):
+    def __init__(self, namer, origin, params, cells, counts, defined, declared=()):
         self.namer = namer
+        self.declared = list(declared)  # its `global` and `nonlocal` statements
+        self.shared = {name for stmt in declared for name in stmt.names}
         self.origin = origin
         self.versions = {p: p for p in params}  # each local's current name on this path
         self.bound = set(params)
@@ -296,12 +317,14 @@ class _Normalizer:
     # statements
 
     def function_body(self, statements):
-        """The ANF of a function's body, ending in its one `return`."""
+        """The ANF of a function's body (or a loop's), ending in its one `return`, after
+        the function's `global` and `nonlocal` statements."""
         out = self.block(statements)
         result = self.versions[RETURN]
         if isinstance(result, str):
             result = nodes.name(result)
-        return out + [nodes.return_(result, nodes.lineno_of(statements[-1]))]
+        return nodes.clone(self.declared) + out + [
+            nodes.return_(result, nodes.lineno_of(statements[-1]))]
 
     def block(self, statements):
         saved, self.out = self.out, []
@@ -359,7 +382,8 @@ class _Normalizer:
         before = self.versions.get(target.id, target.id)
         value = nodes.binop(nodes.name(target.id), stmt.op, stmt.value)
         self.bind_target(nodes.store(target.id), value)
-        self.out[-1].updates = (target.id, before)
+        if target.id not in self.shared:
+            self.out[-1].updates = (target.id, before)
 
     def stmt_Expr(self, stmt):
         value = stmt.value
@@ -516,7 +540,9 @@ class _Normalizer:
     # binding
 
     def bind_target(self, target, value):
-        if isinstance(target, nodes.Name):
+        if isinstance(target, nodes.Name) and target.id in self.shared:
+            self.emit(nodes.assign(target.id, self.atom(value)))  # the global itself
+        elif isinstance(target, nodes.Name):
             name = self.new_name(target.id)
             self.bind_value(name, value)
             self.versions[target.id] = name
@@ -1225,7 +1251,8 @@ def _check_block(body, top=False):
             _check_closure(stmt)
             if getattr(stmt, "loop", False):
                 check_anf(stmt)
-        elif not isinstance(stmt, (nodes.Pass, nodes.Import, nodes.ImportFrom)):
+        elif not isinstance(stmt, (nodes.Pass, nodes.Import, nodes.ImportFrom, nodes.Global,
+                                   nodes.Nonlocal)):
             # Pass: a branch with nothing left in it
             raise AssertionError(f"ANF: unexpected statement {type(stmt).__name__}")
 

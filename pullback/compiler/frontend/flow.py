@@ -105,9 +105,10 @@ def _is_true(test):
 # -- what a loop carries --------------------------------------------------------
 
 
-def mark_carried(body, params):
+def mark_carried(body, params, shared=()):
     """Give every loop in `body` (a function's, exits lowered, with parameters
-    `params`) its `carried` names."""
+    `params`) its `carried` names; the names `shared` (declared `global` or `nonlocal`)
+    are not local, and never carried."""
     loops = list(_loops(body))
     if not loops:
         return
@@ -118,6 +119,7 @@ def mark_carried(body, params):
                 local.add(node.id)
             elif isinstance(node, nodes.FunctionDef):
                 local.add(node.name)
+    local -= set(shared)
     loads = nodes.read_counts(body)
     for loop in loops:
         inside = nodes.read_counts(loop)

@@ -197,15 +197,33 @@ def _compiled(node, code):
     else:
         node = copy.copy(node)
         node.decorator_list = []
-        tree = ast.Module(body=[node], type_ignores=[])
+        tree = ast.Module(body=[_enclosed(node, code.co_freevars)], type_ignores=[])
         mode = "exec"
     try:
-        compiled = compile(tree, code.co_filename, mode)
+        compiled = compile(ast.fix_missing_locations(tree), code.co_filename, mode)
     except (SyntaxError, ValueError):
         return None
+    if code.co_freevars and not isinstance(node, ast.Lambda):
+        compiled = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
     found = [c for c in compiled.co_consts
              if isinstance(c, types.CodeType) and c.co_name == code.co_name]
     return found[-1] if found else None  # after the code of its defaults' lambdas
+
+
+def _enclosed(node, freevars):
+    """`node` in a function binding its free variables `freevars`, as it was written (a
+    `nonlocal` compiles only there), or `node` itself when it has none."""
+    if not freevars:
+        return node
+    bindings = [ast.Assign(targets=[ast.Name(id=v, ctx=ast.Store())],
+                           value=ast.Constant(value=None)) for v in freevars]
+    enclosing = ast.FunctionDef(name="_enclosing", args=ast.arguments(
+        posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[], kwarg=None,
+        defaults=[]), body=bindings, decorator_list=[], returns=None, type_params=[])
+    for made in [enclosing, *bindings, *(n for b in bindings for n in ast.walk(b))]:
+        ast.copy_location(made, node)
+    enclosing.body.append(node)
+    return enclosing
 
 
 def _constants(code):

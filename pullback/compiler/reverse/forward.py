@@ -334,6 +334,8 @@ class _Reverse:
         `ir.CachedLoop`), from φ's `walk` of the body: its forward, and the body of
         its pullback, reading the cotangents of the state from new names."""
         forward, ops, ret, summary = walked
+        forward = [s for s in forward if not isinstance(s, (nodes.Global, nodes.Nonlocal))]
+        # (declared by the enclosing function, which the loop is now part of)
         item, *params = nodes.parameter_names(self.tree.args)
         carried = [self.namer.fresh(f"d{p}_carried") for p in params]
         rho = backward.Backward(self)
