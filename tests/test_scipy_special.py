@@ -26,3 +26,57 @@ SPECIAL = [
 @pytest.mark.parametrize("name, fn, args", SPECIAL, ids=[c[0] for c in SPECIAL])
 def test_scipy_special(name, fn, args, order):
     check_grads(fn, args, order=order)
+
+
+POSITIVE = np.array([0.7, 1.3, 2.2])
+MATRIX = np.array([[0.3, -0.5, 1.1], [0.8, 0.1, -0.9]])
+SPECIAL_MORE = [
+    ("betaln", lambda a, b: np.sum(special.betaln(a, b) * np.arange(1.0, 4.0)),
+     (POSITIVE, np.array([[1.5], [0.6]]))),
+    ("erfinv", lambda x: np.sum(special.erfinv(x) * np.arange(1.0, 4.0)),
+     (np.array([-0.4, 0.1, 0.6]),)),
+    ("xlog1py", lambda x, y: np.sum(np.sin(special.xlog1py(x, y))), (X, POSITIVE - 0.5)),
+    ("logsumexp_b", lambda a, b: special.logsumexp(a, b=b), (X, POSITIVE)),
+    ("logsumexp_b_axis",
+     lambda a, b: np.sum(np.sin(special.logsumexp(a, axis=0, b=b)) * np.arange(1.0, 4.0)),
+     (MATRIX, np.array([[0.5, 1.0, 2.0], [1.5, 0.2, 0.7]]))),
+    ("logsumexp_b_broadcast",
+     lambda a, b: np.sum(np.sin(special.logsumexp(a, axis=1, b=b, keepdims=True))),
+     (MATRIX, POSITIVE)),
+    ("logsumexp_sign_negative",
+     lambda a, b: np.sin(special.logsumexp(a, b=b, return_sign=True)[0]),
+     (X, np.array([1.0, -3.0, 0.5]))),
+    ("logsumexp_sign_axis",
+     lambda a, b: np.sum(special.logsumexp(a, 1, b, return_sign=True)[0] ** 2
+                         * special.logsumexp(a, 1, b, return_sign=True)[1]),
+     (MATRIX, np.array([[1.0, -3.0, 0.5], [0.4, 0.3, 0.2]]))),
+    ("logsumexp_sign_unit_weights", lambda a: np.sin(special.logsumexp(a, return_sign=True)[0]),
+     (X,)),
+    ("softmax", lambda x: np.sum(np.sin(special.softmax(x)) * np.arange(1.0, 4.0)), (X,)),
+    ("softmax_axis",
+     lambda x: np.sum(np.sin(special.softmax(x, axis=1)) * np.arange(1.0, 4.0)), (MATRIX,)),
+    ("softmax_all", lambda x: np.sum(special.softmax(x) ** 2 * np.arange(1.0, 4.0)), (MATRIX,)),
+    ("log_softmax", lambda x: np.sum(np.sin(special.log_softmax(x)) * np.arange(1.0, 4.0)),
+     (X,)),
+    ("log_softmax_axis",
+     lambda x: np.sum(np.sin(special.log_softmax(x, axis=0)) * np.arange(1.0, 4.0)), (MATRIX,)),
+]
+
+
+@pytest.mark.parametrize("order", [1, 2])
+@pytest.mark.parametrize("name, fn, args", SPECIAL_MORE, ids=[c[0] for c in SPECIAL_MORE])
+def test_scipy_special_more(name, fn, args, order):
+    check_grads(fn, args, order=order)
+
+
+def test_logsumexp_sign_is_a_constant():
+    import pullback
+
+    def signed(a, b):
+        value, sign = special.logsumexp(a, b=b, return_sign=True)
+        return value * sign
+
+    a, b = X, np.array([1.0, -3.0, 0.5])
+    value, sign = special.logsumexp(a, b=b, return_sign=True)
+    weights = b * np.exp(a - value) * sign
+    assert np.allclose(pullback.grad(signed)(a, b), sign * weights)

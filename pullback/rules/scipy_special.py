@@ -1,11 +1,16 @@
 """scipy.special, when SciPy is installed (`pullback/rules/__init__.py` imports this
-module only then)."""
+module only then).
+
+Every template is written with NumPy, scipy.special functions that have rules here,
+and pullback's helpers, so derivatives of derivatives work. `logsumexp` takes `b=`
+and `return_sign=True` (the sign has no derivative).
+"""
 
 import numpy as np
 from scipy import special
 
 from pullback.rules.registry import adjoint, d
-from pullback.runtime.cotangents import unbroadcast, unreduce
+from pullback.runtime.cotangents import ZERO, unbroadcast, unreduce
 
 
 @adjoint(special.gammaln, result="elementwise")
@@ -49,6 +54,58 @@ def xlogy(z, x, y, /):
     d[y] = unbroadcast(d[z] * x / y, y)
 
 
-@adjoint(special.logsumexp, result="array")
-def logsumexp(z, a, axis=None, *, keepdims=False):
-    d[a] = unreduce(d[z], a, axis, keepdims) * np.exp(a - unreduce(z, a, axis, keepdims))
+@adjoint(special.xlog1py, result="elementwise")
+def xlog1py(z, x, y, /):
+    d[x] = unbroadcast(d[z] * np.log1p(y), x)
+    d[y] = unbroadcast(d[z] * x / (1.0 + y), y)
+
+
+@adjoint(special.betaln, result="elementwise")
+def betaln(z, a, b, /):
+    both = special.digamma(a + b)
+    d[a] = unbroadcast(d[z] * (special.digamma(a) - both), a)
+    d[b] = unbroadcast(d[z] * (special.digamma(b) - both), b)
+
+
+@adjoint(special.erfinv, result="elementwise")
+def erfinv(z, y, /):
+    d[y] = d[z] * (np.sqrt(np.pi) / 2.0) * np.exp(z * z)
+
+
+@adjoint(special.logsumexp)
+def logsumexp(z, a, axis=None, b=None, keepdims=False, return_sign=False):
+    """With `b`, the weights of the sum `b * exp(a)`; with `return_sign`, `z` is
+    `(value, sign)` and the cotangent of the value is signed."""
+    shift = unreduce(value_of(z, return_sign), a, axis, keepdims)
+    g = unreduce(value_of(d[z], return_sign) * sign_of(z, return_sign), a, axis, keepdims)
+    weights = g * np.exp(a - shift)
+    d[a] = scaled(weights, b)
+    d[b] = unbroadcast(weights, b)
+
+
+@adjoint(special.softmax, result="array")
+def softmax(z, x, axis=None):
+    d[x] = z * (d[z] - np.sum(d[z] * z, axis=axis, keepdims=True))
+
+
+@adjoint(special.log_softmax, result="array")
+def log_softmax(z, x, axis=None):
+    d[x] = d[z] - np.exp(z) * np.sum(d[z], axis=axis, keepdims=True)
+
+
+def value_of(z, return_sign):
+    """The value of `logsumexp(..., return_sign=return_sign)` (or its cotangent) `z`:
+    its first item when it is a `(value, sign)` pair."""
+    if z is ZERO or not return_sign:
+        return z
+    return z[0]
+
+
+def sign_of(z, return_sign):
+    """The sign `logsumexp(..., return_sign=True)` returns in `z`, else 1."""
+    return z[1] if return_sign else 1.0
+
+
+def scaled(weights, b):
+    """`weights * b`, or `weights` when there is no `b`."""
+    return weights if b is None else weights * b
