@@ -3,8 +3,8 @@
 `registry` is the template language (`adjoint`, `nondifferentiable`, `d`) and the
 table of rules. Every other module here reads like a table: the primitive, then
 the cotangent of each of its differentiable arguments. `register_all()` imports
-them, which registers their rules; scipy.special's and scipy.linalg's rules are
-registered when SciPy is installed.
+them, which registers their rules; scipy.special's and scipy.linalg's rules, and the
+Python versions of scipy.stats's distributions, are registered when SciPy is installed.
 """
 
 import importlib
@@ -33,3 +33,4 @@ def register_all():
     if importlib.util.find_spec("scipy") is not None:
         importlib.import_module(f"{__name__}.scipy_special")
         importlib.import_module(f"{__name__}.scipy_linalg")
+        importlib.import_module(f"{__name__}.scipy_stats")

@@ -9,6 +9,7 @@ import numpy as np
 from pullback import api
 from pullback.compiler import transform
 from pullback.compiler.analysis.kinds import CONST, CONST_ARRAY, CONST_SCALAR, Items
+from pullback.rules import registry
 from pullback.rules.registry import nondifferentiable
 from pullback.runtime import (
                   calls,
@@ -58,7 +59,8 @@ nondifferentiable(
     iteration.sort_order,
     introspection.is_bound_method, introspection.is_python_function,
     introspection.is_user_function, dispatch.run_as_is,
-    dispatch.python_version, dispatch.method_name, dispatch.method_function,
+    dispatch.python_version, registry.implementation_of, registry.method_implementation,
+    dispatch.method_name, dispatch.method_function,
     dispatch.module_attribute, introspection.is_module, records.is_record, records.is_named_tuple,
     custom.vjp_of, custom.check_cotangents, debugging.check_nan,
     api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,

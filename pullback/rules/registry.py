@@ -22,6 +22,7 @@ import inspect
 
 _SPECS = {}
 _UPDATING_METHODS = set()
+_METHOD_VERSIONS = {}  # (class, method name) -> the Python version of the method
 
 
 class _Cotangents:
@@ -34,7 +35,7 @@ class _Cotangents:
 d = _Cotangents()
 
 FACTS = ("linear", "absorbing", "view", "copy", "items", "shift", "summed", "identity",
-         "updates")
+         "updates", "implementation", "refused")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
@@ -89,6 +90,16 @@ class Spec:
       updates: it writes into one of its arguments (`np.copyto`, `list.sort`): a
         call of it whose value is dropped is refused, since pullback would not
         follow the update (`compiler.analysis.interpret.Interpreter.dropped_call`).
+      implementation: its Python version, a function pullback differentiates in its
+        place, as JAX reimplements SciPy in `jax.scipy` (`implemented_by`): a
+        library's function or bound method (`scipy.stats.norm.logpdf`), or an object
+        whose call is (`scipy.stats.norm(loc, scale)`). Read wherever a callee is
+        resolved: `compiler.analysis.interpret.Interpreter.call` when the function is
+        transformed, `runtime.dispatch.forward` and `.forward_method` when it runs.
+      refused: `{parameter: reason}`, the parameters of a primitive whose derivative
+        its template does not give (the incomplete gamma function's in its shape
+        parameter is not elementary): a differentiable argument there is refused
+        when the call is transformed (`compiler.analysis.interpret.Interpreter.primitive`).
     """
 
     primitive: object
@@ -104,6 +115,8 @@ class Spec:
     summed: tuple = None
     identity: tuple = None
     updates: bool = False
+    implementation: object = None
+    refused: dict = None
     _layouts: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):
@@ -201,6 +214,56 @@ def declare(*primitives, **facts):
         spec = _SPECS.get(key(primitive))
         _SPECS[key(primitive)] = (Spec(primitive, **facts) if spec is None
                                   else dataclasses.replace(spec, **facts))
+
+
+def implemented_by(*library_functions):
+    """Register the decorated function as the Python version of `library_functions`
+    (see `Spec.implementation`): pullback differentiates it in their place, like
+    user code, so that it has derivatives of every order.
+
+    The version takes the arguments the library function takes (its keywords too)
+    and returns the same values, computed from primitives that have rules::
+
+        @implemented_by(scipy.stats.norm.logpdf)
+        def norm_logpdf(x, loc=0.0, scale=1.0):
+            ...
+
+    A bound method (`scipy.stats.norm.logpdf`) is found again when the user's code
+    reads it, since bound methods are equal when their objects and functions are; when
+    the code runs, the version also stands for that method of any object of its class.
+    """
+
+    def register(version):
+        for fn in library_functions:
+            declare(fn, implementation=version)
+            _METHOD_VERSIONS.update(dict.fromkeys(_methods_implemented(fn), version))
+        return version
+
+    return register
+
+
+def _methods_implemented(fn):
+    """`(class, method name)` for the methods whose calls `fn`'s Python version stands
+    for on any object of that class: a bound method's, or an object's `__call__`."""
+    owner = getattr(fn, "__self__", None)
+    if owner is not None and not inspect.ismodule(owner):
+        return [(type(owner), fn.__name__)]
+    if not (inspect.isroutine(fn) or inspect.isclass(fn)):
+        return [(type(fn), "__call__")]
+    return []
+
+
+def implementation_of(fn):
+    """The Python version registered for callable `fn` (`implemented_by`), or None."""
+    spec = _SPECS.get(key(fn))
+    return spec.implementation if spec is not None else None
+
+
+def method_implementation(obj, name):
+    """The Python version of method `name` of `obj`, registered for that method of an
+    object of its class (SciPy's frozen distributions hold copies of the distribution
+    objects whose methods have versions), or None."""
+    return _METHOD_VERSIONS.get((type(obj), name))
 
 
 def _register(primitive, **fields):

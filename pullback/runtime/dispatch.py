@@ -22,11 +22,16 @@ def forward(fn, *args, **kwargs):
     object with a `__call__` method, a primitive with a derivative rule, or a
     non-differentiable function.
     `pullback(ct)` returns the cotangent of `fn` (its environment; for a bound
-    method, its object's) followed by one per argument of the call.
+    method, its object's) followed by one per argument of the call. A library
+    function with a Python version (`registry.implemented_by`) is that version, the
+    version's cotangent (of its environment: none) standing for the function's.
     """
     if fn is debugging.run_generated:
         value, pullback = forward(*args, **kwargs)
         return value, caller_pullback(pullback)
+    version = registry.implementation_of(fn)
+    if version is not None:
+        return forward(version, *args, **kwargs)
     if introspection.is_bound_method(fn):
         return forward_method(method_object(fn), method_name(fn), *args, **kwargs)
     if records.is_record(fn):
@@ -45,10 +50,14 @@ def forward(fn, *args, **kwargs):
 def forward_method(obj, name, *args, **kwargs):
     """`forward` for `obj.name(*args, **kwargs)`: its pullback starts with `obj`'s cotangent.
 
-    `obj` may also be a module read from a variable, whose functions are not methods.
+    `obj` may also be a module read from a variable, whose functions are not methods,
+    or a library's object whose method has a Python version (`registry.implemented_by`).
     """
     if introspection.is_module(obj):
         return forward(module_attribute(obj, name), *args, **kwargs)
+    version = registry.method_implementation(obj, name)
+    if version is not None:
+        return forward(version, *args, **kwargs)
     value, pullback = forward(method_function(obj, name), obj, *args, **kwargs)
     return value, method_pullback(pullback)
 

@@ -432,6 +432,7 @@ class Interpreter:
         if helper is loops.iterate:
             return self.loop(target, value)
         fn = helper or self.callees.callee(value.func)
+        fn = registry.implementation_of(fn) or fn  # a library function's Python version
         args = [a.value if isinstance(a, nodes.Starred) else a for a in value.args]
         if fn is not None and self.callees.is_method(value.func):
             args = [value.func.value] + args
@@ -461,8 +462,9 @@ class Interpreter:
                 raise self.error(_SET_REFUSED, "set")
             if isinstance(fn, types.FunctionType) and introspection.has_fixed_parameters(fn):
                 return self.static_call(target, fn, value)
-            if isinstance(fn, types.FunctionType):
-                self.kinds[target] = kinds.ANY
+            if isinstance(fn, types.FunctionType) or isinstance(fn, types.MethodType) and (
+                    isinstance(fn.__func__, types.FunctionType)):
+                self.kinds[target] = kinds.ANY  # a method of a global object: resolved then
                 return Step("dynamic", target)
             raise self.no_rule(fn)
         self.kinds[target] = self.constant_result(fn, args, keywords)
@@ -480,9 +482,28 @@ class Interpreter:
             return None
         if rule is None:
             raise self.no_rule(fn)
+        if rule.refused:
+            self.check_refused(rule, args, keywords)
         self.kinds[target] = self.result_kind(rule, args, keywords)
         self.shapes[target] = self.result_shape(rule, target, args)
         return Step("primitive", target, fn, rule, args, keywords)
+
+    def check_refused(self, rule, args, keywords):
+        """Refuse a differentiable argument of primitive `rule` at a parameter its
+        template does not differentiate (`Spec.refused`)."""
+        try:
+            layout = rule.layout(len(args), tuple(name for name, _ in keywords))
+        except TypeError:
+            return  # refused with the signature's message when the template is bound
+        by_name = dict(keywords)
+        for param, reason in rule.refused.items():
+            slot = layout.get(param)
+            atom = (args[slot.key] if isinstance(slot.key, int) else by_name[slot.key]) if (
+                isinstance(slot, registry.Slot)) else None
+            if atom is not None and self.kind_of(atom).active:
+                name = registry.describe(rule.primitive)
+                raise self.error(f"{name} is not differentiable in its argument {param}: "
+                                 f"{reason}", name)
 
     def static_call(self, target, fn, value):
         """A call of Python function `fn`, compiled for the kinds of its arguments."""
