@@ -5,9 +5,11 @@ import os
 import re
 import runpy
 
+import numpy as np
 import pytest
 
 import pullback
+from pullback.testing import check_grads
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -50,7 +52,15 @@ EXAMPLES = {  # each script, and checks of what it prints
                     lambda out: numbers(out, "accuracy on 200 new trees:")[0] >= 70],
     "projectile.py": [lambda out: 38 < numbers(out, "best angle")[0] < 44,
                       lambda out: numbers(out, "range")[-1] > numbers(out, "degrees:")[0]],
+    "gaussian_process.py": [
+        lambda out: decreasing(numbers(out, "nlml")),
+        lambda out: numbers(out, "largest error of the posterior mean against sin\\(2x\\):")[0]
+        < 0.2],
+    "bayesian_logistic.py": [
+        lambda out: numbers(out, "elbo")[-1] > numbers(out, "elbo")[0] + 50,
+        lambda out: "posterior means    [ 1.09 -1.98  0.56]" in out],
 }
+NEEDS_SCIPY = ("gaussian_process.py", "bayesian_logistic.py")
 
 
 def test_every_example_is_run():
@@ -65,6 +75,8 @@ def run_example(name):
 
 @pytest.mark.parametrize("name", sorted(EXAMPLES))
 def test_example(name, capsys, monkeypatch, tmp_path):
+    if name in NEEDS_SCIPY:
+        pytest.importorskip("scipy")
     monkeypatch.chdir(tmp_path)
     run_example(name)
     output = capsys.readouterr().out
@@ -96,4 +108,23 @@ def test_examples_import_nothing_from_the_repository_but_pullback():
     for name in EXAMPLES:
         with open(os.path.join(ROOT, "examples", name)) as file:
             imports = re.findall(r"^(?:from|import) (\w+)", file.read(), re.M)
-        assert set(imports) <= {"math", "numpy", "pullback"}, (name, imports)
+        allowed = {"math", "numpy", "pullback"} | ({"scipy"} if name in NEEDS_SCIPY else set())
+        assert set(imports) <= allowed, (name, imports)
+
+
+def test_the_statisticians_objectives_match_finite_differences(capsys):
+    """The GP's negative log marginal likelihood and the ELBO, at orders 1 and 2."""
+    pytest.importorskip("scipy")
+    gp = run_example("gaussian_process.py")
+    rng = np.random.default_rng(3)
+    x = np.sort(rng.uniform(-2.0, 2.0, 8))
+    y = np.sin(x)
+    check_grads(lambda p: gp["negative_log_marginal_likelihood"](p, x, y),
+                (np.array([0.1, -0.2, -1.5]),), order=2, rtol=1e-4)
+    vi = run_example("bayesian_logistic.py")
+    xs = rng.standard_normal((12, 2))
+    ys = (xs[:, 0] > 0).astype(float)
+    draws = list(rng.standard_normal((2, 2)))
+    check_grads(lambda m, s: vi["elbo"](m, s, xs, ys, draws),
+                (np.array([0.3, -0.2]), np.array([-0.5, -0.8])), order=2, rtol=1e-4)
+    capsys.readouterr()
