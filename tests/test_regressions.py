@@ -1055,3 +1055,22 @@ def test_a_closure_after_a_nested_early_return(c, d):
 def test_a_variable_a_closure_in_a_branch_reads_is_not_assigned_after_the_if():
     with pytest.raises(TransformError, match="y is read by the nested function at line"):
         pullback.grad(closure_in_a_branch_then_its_variable_assigned)(0.5, 1.0)
+
+
+# -- a primitive's wrapper per number of arguments has a text of its own ---------------
+
+
+def zipped_sum(*iterables):
+    return sum(items[0] * 2.0 for items in zip(*iterables))
+
+
+def test_a_varargs_primitive_wrapped_for_two_counts():
+    """`zip(*iterables)` through a value is `zip` wrapped for that many arguments; the
+    wrapper for one argument, transformed again for new kinds after the one for two
+    was made, read the two-argument wrapper's text (they shared a file name), and the
+    generated code crashed."""
+    assert pullback.grad(lambda x: zipped_sum([x, 2.0 * x]))(0.5) == pytest.approx(6.0)
+    assert pullback.grad(lambda x: zipped_sum([x], [x]))(0.5) == pytest.approx(2.0)
+    x = np.array([0.3, 0.5])
+    assert pullback.grad(lambda v: zipped_sum(v))(x) == pytest.approx([2.0, 2.0])
+    check_grads(lambda v: zipped_sum(v), (x,), order=2)

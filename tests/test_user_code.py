@@ -1,12 +1,16 @@
 """The code people write around their model (issue 25): calls whose result is dropped
 (logging, printing, plotting), `dict(a=...)`, keyword arguments of primitives, import
-statements inside the function, `global` and `nonlocal` state, and objectives returning an
-array holding one number.
+statements inside the function, `global` and `nonlocal` state, `map`, `filter`,
+`functools` and `itertools` over closures, and objectives returning an array holding one
+number.
 Values at orders 1 and 2 against finite differences; refusals name the user's line."""
 
 import contextlib
+import functools
 import io
+import itertools
 import logging
+import operator
 
 import numpy as np
 import pytest
@@ -174,17 +178,61 @@ def keeps_a_derivative_in_a_global(x):
     return np.sum(x)
 
 
+def mapped(x, w):
+    return sum(map(lambda a, b: a * b * w, [x, x * 2.0], [w, 3.0]))
+
+
+def mapped_over_an_array(x):
+    return np.sum(np.array(list(map(np.sin, x))))
+
+
+def filtered(x):
+    return sum(filter(lambda e: e > 0.0, [x, -x, 2.0 * x]))
+
+
+def reduced(x, w):
+    return functools.reduce(lambda a, b: a * b + w, [x, x + 1.0, 2.0]) + functools.reduce(
+        operator.add, [x, x * 3.0], 1.0)
+
+
+def accumulated(x):
+    return sum(itertools.accumulate([x, x * x, 3.0])) * list(
+        itertools.accumulate([x, 2.0], operator.mul))[-1]
+
+
+def starmapped(x):
+    return sum(itertools.starmap(lambda a, b: a * b, [(x, 2.0), (x, x)]))
+
+
+def partially_applied(x, w):
+    def layer(w, v, scale=1.0):
+        return np.tanh(w * v) * scale
+
+    return np.sum(functools.partial(layer, w, scale=2.0)(x))
+
+
 @pytest.mark.parametrize("fn, args", [
     (logged_model, (X,)), (plotted_directly, (X,)), (logged_in_a_loop, (X, 3)),
     (calls_a_closure, (X,)),
     (keywords_dict, (X,)), (dict_updated, (X,)), (constant_items, (X,)), (keyed_max, (X,)),
     (imports_inside, (X,)), (imports_in_a_loop_and_a_closure, (X,)),
     (imports_a_package_path, (X,)), (counted, (X,)), (counted_in_a_loop, (X, 3)),
-    (STEP, (X,)),
+    (STEP, (X,)), (mapped, (0.7, 1.3)), (mapped_over_an_array, (X,)), (filtered, (0.7,)),
+    (reduced, (0.7, 1.3)), (accumulated, (0.7,)), (starmapped, (0.7,)),
+    (partially_applied, (X, 1.3)),
 ])
 def test_values_at_order_two(fn, args):
+    """With respect to every argument but the ints (step counts)."""
+    differentiated = [i for i, a in enumerate(args) if not isinstance(a, int)]
+
+    def of_differentiated(*values):
+        full = list(args)
+        for i, value in zip(differentiated, values):
+            full[i] = value
+        return fn(*full)
+
     with contextlib.redirect_stdout(io.StringIO()):
-        check_grads(lambda x: fn(x, *args[1:]), args[:1], order=2)
+        check_grads(of_differentiated, tuple(args[i] for i in differentiated), order=2)
 
 
 def test_a_dropped_call_runs_each_time_the_function_does():

@@ -478,7 +478,8 @@ def _make_wrapper(primitive, count):
     name = re.sub(r"\W", "_", getattr(primitive, "__name__", "primitive"))
     call = ", ".join(_wrapper_argument(p) for p in params)
     text = f"def {name}{inspect.Signature(params)}:\n    return primitive({call})\n"
-    filename = f"<pullback rule {registry.describe(primitive)}>"
+    arity = "" if count is None else f", {count} positional arguments"
+    filename = f"<pullback rule {registry.describe(primitive)}{arity}>"  # one text per wrapper
     emit.register(filename, text)
     namespace = {"primitive": primitive}
     exec(compile(text, filename, "exec"), namespace)

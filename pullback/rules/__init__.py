@@ -18,6 +18,7 @@ FAMILIES = (
     "numpy_reductions",
     "numpy_shape",
     "pullback_helpers",
+    "python_functional",
     "python_iteration",
     "python_math",
     "python_mutation",

@@ -1,0 +1,73 @@
+"""Python versions of the functional builtins (`registry.implemented_by`): `map`,
+`filter`, `functools.reduce` and `partial`, `itertools.accumulate` and `starmap`.
+
+Each is written with a loop or a comprehension, which pullback differentiates like
+the user's code, so the functions passed to them (closures included) get their
+derivatives of every order. `map`, `filter`, `accumulate` and `starmap` give a list
+where Python gives an iterator: consumed by `list`, `sum`, `tuple` or a `for`, the
+same values.
+"""
+
+import functools
+import itertools
+import operator
+
+from pullback.rules.registry import implemented_by
+
+
+@implemented_by(map)
+def map_(fn, *iterables):
+    """`map(fn, *iterables)`, as a list."""
+    return [fn(*items) for items in zip(*iterables)]
+
+
+@implemented_by(filter)
+def filter_(fn, iterable):
+    """`filter(fn, iterable)`, as a list (`fn` None keeps the true items)."""
+    if fn is None:
+        return [item for item in iterable if item]
+    return [item for item in iterable if fn(item)]
+
+
+_NO_INITIAL = object()
+
+
+@implemented_by(functools.reduce)
+def reduce_(fn, iterable, initial=_NO_INITIAL):
+    """`functools.reduce(fn, iterable[, initial])`."""
+    items = list(iterable)
+    if initial is _NO_INITIAL:
+        if not items:
+            raise TypeError("reduce() of empty iterable with no initial value")
+        total, rest = items[0], items[1:]
+    else:
+        total, rest = initial, items
+    for item in rest:
+        total = fn(total, item)
+    return total
+
+
+@implemented_by(itertools.accumulate)
+def accumulate_(iterable, func=None, *, initial=None):
+    """`itertools.accumulate(iterable, func, initial=initial)`, as a list."""
+    step = operator.add if func is None else func
+    totals = [] if initial is None else [initial]
+    for item in iterable:
+        totals.append(item if not totals else step(totals[-1], item))
+    return totals
+
+
+@implemented_by(itertools.starmap)
+def starmap_(fn, iterable):
+    """`itertools.starmap(fn, iterable)`, as a list."""
+    return [fn(*items) for items in iterable]
+
+
+@implemented_by(functools.partial)
+def partial_(fn, *bound, **bound_keywords):
+    """`functools.partial(fn, *bound, **bound_keywords)`, as a closure."""
+
+    def applied(*args, **keywords):
+        return fn(*bound, *args, **{**bound_keywords, **keywords})
+
+    return applied
