@@ -259,6 +259,24 @@ def test_a_dropped_call_reads_like_the_users():
     assert "effect_method(ax, 'plot', x)" in pullback.source(plot, Axes(), X)
 
 
+def rule_through_a_closure(x):
+    from scipy import special
+
+    lse = special.logsumexp
+
+    def inner(v):
+        return lse(v * 2.0)
+
+    return inner(x)
+
+
+def test_a_rule_reached_through_a_closure_variable():
+    """`lse = scipy.special.logsumexp` read by a nested function: called through a value,
+    a Python function with a derivative rule is that primitive, not its source."""
+    pytest.importorskip("scipy")
+    check_grads(rule_through_a_closure, (X,), order=2)
+
+
 def test_an_import_resolves_like_a_global():
     """`from numpy import sin` inside the function: `sin(x)` is numpy's primitive,
     compiled as such, not a call resolved when it runs."""

@@ -58,7 +58,7 @@ nondifferentiable(
     calls.zeros, calls.parameter_at, calls.defaults_layout, loops.forever, loops.finished,
     iteration.sort_order,
     introspection.is_bound_method, introspection.is_python_function,
-    introspection.is_user_function, dispatch.run_as_is,
+    introspection.is_user_function, dispatch.run_as_is, dispatch.transformed_as_python,
     dispatch.python_version, registry.implementation_of, registry.method_implementation,
     dispatch.method_name, dispatch.method_function,
     dispatch.module_attribute, introspection.is_module, records.is_record, records.is_named_tuple,

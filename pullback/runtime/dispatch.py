@@ -39,7 +39,7 @@ def forward(fn, *args, **kwargs):
     vjp = custom.vjp_of(fn)
     if vjp is not None:
         return custom.custom_forward(vjp[0], vjp[1], *args, **kwargs)
-    target = fn if introspection.is_python_function(fn) else python_version(fn, len(args))
+    target = fn if transformed_as_python(fn) else python_version(fn, len(args))
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))
     kinds = transform.param_kinds(target, args, kwargs)
@@ -133,6 +133,14 @@ def constant_pullback(count):
         return calls.zeros(count)
 
     return of_constant
+
+
+def transformed_as_python(fn):
+    """Whether `fn` is differentiated by transforming its source: a Python function
+    without a derivative rule (one with a rule, `scipy.special.logsumexp`, is a
+    primitive however it is reached: a closure's variable, an argument)."""
+    return introspection.is_python_function(fn) and registry.rule_for(fn) is None and (
+        not registry.is_nondifferentiable(fn))
 
 
 def python_version(fn, count=None):
