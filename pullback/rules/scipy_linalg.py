@@ -5,7 +5,8 @@ module only then). Real matrices only.
   the formulas of `numpy_linalg.py`, each cotangent folded onto the entries SciPy
   reads (a triangle for `lower=`, `assume_a="pos"` and the like; the strict
   triangle with `unit_diagonal=True`). `cho_factor`'s other triangle holds the
-  matrix's own entries, so their cotangents pass through.
+  matrix's own entries before SciPy 1.18, so their cotangents pass through, and
+  zeros after (`KEEPS_OTHER_TRIANGLE`).
 - `expm`, `logm`, `sqrtm`: the adjoint of the Fréchet derivative of a matrix
   function `f` at `A`, applied to `G`, is the top-right block of
   `f([[A^T, G], [0, A^T]])`; principal logarithms and square roots (no eigenvalue
@@ -52,7 +53,7 @@ def cholesky(z, a, lower=False, overwrite_a=False, check_finite=True):
 def cho_factor(z, a, lower=False, overwrite_a=False, check_finite=True):
     factor = triangle(z[0], lower)
     g = d[z][0]
-    d[a] = cholesky_cotangent(triangle(g, lower), factor, lower) + triangle(g, not lower, True)
+    d[a] = cholesky_cotangent(triangle(g, lower), factor, lower) + kept_triangle(g, lower)
 
 
 @adjoint(scipy.linalg.cho_solve, result="array")
@@ -115,6 +116,22 @@ def triangle(x, lower, strict=False):
     if lower:
         return np.tril(x, -1 if strict else 0)
     return np.triu(x, 1 if strict else 0)
+
+
+def _keeps_other_triangle():
+    """Whether this SciPy's `cho_factor` leaves the matrix's own entries in the triangle
+    it does not factor (SciPy before 1.18 does; later ones write zeros there)."""
+    factor, _ = scipy.linalg.cho_factor(np.array([[4.0, 1.0], [1.0, 4.0]]), lower=True)
+    return bool(factor[0, 1] == 1.0)
+
+
+KEEPS_OTHER_TRIANGLE = _keeps_other_triangle()
+
+
+def kept_triangle(g, lower):
+    """The cotangent that `cho_factor`'s unfactored triangle gives the matrix: its own
+    where this SciPy keeps the matrix's entries there, none where it writes zeros."""
+    return triangle(g, not lower, True) if KEEPS_OTHER_TRIANGLE else ZERO
 
 
 def cholesky_cotangent(g, factor, lower):
