@@ -15,6 +15,7 @@ FAMILIES = (
     "nondifferentiable",
     "numpy_elementwise",
     "numpy_linalg",
+    "numpy_python",
     "numpy_reductions",
     "numpy_shape",
     "pullback_helpers",

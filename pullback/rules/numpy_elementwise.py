@@ -1,8 +1,8 @@
 """NumPy's elementwise functions (ufuncs), selection and clipping.
 
 The rules of the linear ones apply them to the cotangent: `deg2rad`, `rad2deg`, and
-`real`, `imag` and `conjugate`, which on real arguments are the identity, zero and
-the identity.
+`real`, `imag`, `conjugate` and `real_if_close`, which on real arguments are the
+identity, zero, the identity and `np.asarray`.
 """
 
 import math
@@ -11,6 +11,7 @@ import numpy as np
 
 from pullback.rules.registry import adjoint, d, declare
 from pullback.runtime.cotangents import select, tie_share, unbroadcast, within
+from pullback.runtime.structures import unarray
 
 
 @adjoint(np.sin, result="elementwise")
@@ -211,6 +212,12 @@ def imag(z, val):
     d[val] = np.imag(d[z])
 
 
+@adjoint(np.real_if_close, result="array", linear=True, view=True)
+def real_if_close(z, a, tol=100):
+    """Of a real `a`: `np.asarray(a)`."""
+    d[a] = unarray(d[z], a)
+
+
 @adjoint(np.conjugate, np.ndarray.conjugate, np.ndarray.conj, result="elementwise",
          linear=True)
 def conjugate(z, x, /):
@@ -224,6 +231,14 @@ declare(np.ndarray.conjugate, np.ndarray.conj, view=True)  # of a real array: it
 def where(z, condition, x, y, /):
     d[x] = unbroadcast(select(condition, d[z]), x)
     d[y] = unbroadcast(select(np.logical_not(condition), d[z]), y)
+
+
+@adjoint(np.nan_to_num, result="elementwise")
+def nan_to_num(z, x, copy=True, nan=0.0, posinf=None, neginf=None):
+    d[x] = select(np.isfinite(x), d[z])
+    d[nan] = np.sum(select(np.isnan(x), d[z]))
+    d[posinf] = np.sum(select(np.isposinf(x), d[z]))
+    d[neginf] = np.sum(select(np.isneginf(x), d[z]))
 
 
 # `np.clip(a, lo, hi)` and `a.clip(lo, hi)` bind the bounds alike; NumPy >= 2.1 also

@@ -5,7 +5,7 @@ Matrix functions work on stacks of matrices (the last two axes), as NumPy's do.
 
 import numpy as np
 
-from pullback.compiler.analysis.kinds import ARRAY, sequence
+from pullback.compiler.analysis.kinds import ARRAY, CONST_SCALAR, sequence
 from pullback.rules.registry import adjoint, d, nondifferentiable
 from pullback.runtime import linalg
 from pullback.runtime.cotangents import (
@@ -35,7 +35,11 @@ from pullback.runtime.linalg import (
     matrix_transpose,
     multi_dot_cotangents,
     norm_gradient,
+    pinv_cotangent,
     qr_factors,
+    real_eigenpairs,
+    residual_share,
+    singular_values_cotangent,
     solve_transposed,
     svd_cotangents,
     svd_factors,
@@ -50,6 +54,11 @@ from .numpy_versions import numpy_functions
 def _two_arrays(*kinds):
     """The kind of the named pairs `eigh` and `slogdet` return."""
     return sequence(tuple, [ARRAY, ARRAY])
+
+
+def _lstsq_result(*kinds):
+    """The kind of `lstsq`'s `(x, residuals, rank, s)`."""
+    return sequence(tuple, [ARRAY, ARRAY, CONST_SCALAR, ARRAY])
 
 
 @adjoint(np.dot, np.ndarray.dot, result="array", absorbing=True)
@@ -168,11 +177,21 @@ def matrix_power(z, a, n):
 
 @adjoint(np.linalg.pinv, result="array")
 def pinv(z, a, rcond=None, hermitian=False, *, rtol=None):
-    m = hermitian_matrix(a, hermitian)
-    zt = matrix_transpose(z)
-    gt = matrix_transpose(d[z])
-    gm = -(zt @ d[z] @ zt) + (gt - m @ (z @ gt)) @ (z @ zt) + (zt @ z) @ (gt - gt @ z @ m)
+    gm = pinv_cotangent(d[z], hermitian_matrix(a, hermitian), z)
     d[a] = hermitian_cotangent(gm, hermitian)
+
+
+@adjoint(np.linalg.lstsq, result=_lstsq_result)
+def lstsq(z, a, b, rcond=None):
+    """`a` of full rank: the solution is `pinv(a) @ b`; the residuals, `|b - a x|^2` for
+    each column, are stationary in `x`; the rank is a constant."""
+    x = as_columns(z[0], b)
+    gx = as_columns(d[z][0], b)
+    p = np.linalg.pinv(a)
+    share = residual_share(d[z][1], as_columns(b, b) - a @ x)
+    d[a] = (pinv_cotangent(gx @ matrix_transpose(as_columns(b, b)), a, p)
+            - 2.0 * share @ matrix_transpose(x) + singular_values_cotangent(d[z][3], a))
+    d[b] = from_columns(matrix_transpose(p) @ gx + 2.0 * share, b)
 
 
 @adjoint(np.linalg.det, result="array")
@@ -211,6 +230,20 @@ def eigh(z, a, UPLO="L"):
     d[a] = fold_triangle(g, UPLO)
 
 
+@adjoint(np.linalg.eig, result=_two_arrays)
+def eig(z, a):
+    """Real, distinct eigenvalues (a TypeError when they are complex), eigenvectors of
+    unit norm: with `a = v diag(w) v^-1`, `F[i, j] = 1 / (w[j] - w[i])`, and `gu` the
+    cotangent of `v` less its part along each eigenvector, which the normalization
+    removes, the cotangent of `a` is `v^-T (diag(gw) + F * (v^T gu)) v^T`."""
+    pairs = real_eigenpairs(z)
+    v = pairs[1]
+    vt = matrix_transpose(v)
+    gu = d[z][1] - v * np.sum(v * d[z][1], axis=-2, keepdims=True)
+    core = inverse_gaps(pairs[0]) * (vt @ gu)
+    d[a] = solve_transposed(v, core @ vt + np.expand_dims(d[z][0], -1) * vt)
+
+
 @adjoint(np.linalg.eigvalsh, result="array")
 def eigvalsh(z, a, UPLO="L"):
     v = np.linalg.eigh(a, UPLO)[1]
@@ -239,8 +272,7 @@ def svd(z, a, full_matrices=True, compute_uv=True, hermitian=False):
 
 @adjoint(*numpy_functions("linalg.svdvals"), result="array")
 def svdvals(z, x, /):
-    usv = np.linalg.svd(x, full_matrices=False)
-    d[x] = (usv[0] * np.expand_dims(d[z], -2)) @ usv[2]
+    d[x] = singular_values_cotangent(d[z], x)
 
 
 @adjoint(np.linalg.qr)

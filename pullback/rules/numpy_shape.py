@@ -11,6 +11,7 @@ from pullback.runtime.structures import (
     horizontal_axis,
     joined_parts,
     linspace_fractions,
+    rearray,
     reconcatenate,
     repeat_index,
     reshape_items,
@@ -22,6 +23,7 @@ from pullback.runtime.structures import (
     undiagonal,
     undiff,
     unindex,
+    unitem,
     unpad,
     unstack,
     untake,
@@ -277,6 +279,16 @@ def dsplit(z, ary, indices_or_sections):
 @adjoint(np.array, np.asarray, np.asanyarray, result="array")
 def array(z, object, dtype=None):
     d[object] = unarray(d[z], object)
+
+
+@adjoint(np.ndarray.item, np.generic.item, result="scalar")
+def item(z, a, *args):
+    d[a] = unitem(d[z], a, args)
+
+
+@adjoint(np.ndarray.tolist)
+def tolist(z, a, /):
+    d[a] = rearray(d[z], z)
 
 
 declare(np.array, copy=True)

@@ -6,7 +6,7 @@ import numpy as np
 
 from pullback.compiler.analysis.kinds import concatenation
 from pullback.rules.registry import adjoint, d
-from pullback.runtime.cotangents import matmul_left, matmul_right, unbroadcast
+from pullback.runtime.cotangents import matmul_left, matmul_right, unbroadcast, unreduce
 from pullback.runtime.structures import unconcat, unindex
 
 from .numpy_versions import numpy_functions
@@ -84,4 +84,4 @@ def absolute(z, x):
 
 @adjoint(float, result="scalar")
 def to_float(z, x=0.0):
-    d[x] = d[z]
+    d[x] = unreduce(d[z], x)

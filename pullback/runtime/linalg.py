@@ -50,6 +50,47 @@ def inverse_gaps(w):
     return (1.0 - eye) / (np.expand_dims(w, -2) - np.expand_dims(w, -1) + eye)
 
 
+def pinv_cotangent(g, a, p):
+    """The cotangent of a matrix `a` of full rank from the cotangent `g` of its
+    pseudo-inverse `p` (Golub and Pereyra, 1973)."""
+    if g is ZERO:
+        return ZERO
+    pt = matrix_transpose(p)
+    gt = matrix_transpose(g)
+    return -(pt @ g @ pt) + (gt - a @ (p @ gt)) @ (p @ pt) + (pt @ p) @ (gt - gt @ p @ a)
+
+
+def singular_values_cotangent(g, a):
+    """The cotangent of `a` from the cotangent `g` of its singular values (distinct and
+    nonzero): `u diag(g) vh`."""
+    if g is ZERO:
+        return ZERO
+    usv = np.linalg.svd(a, full_matrices=False)
+    return (usv[0] * np.expand_dims(g, -2)) @ usv[2]
+
+
+def residual_share(g, r):
+    """The residuals `r` (the columns of `b - a x`) weighted by the cotangent `g` of their
+    squared norms, which `np.linalg.lstsq` gives only for a tall matrix of full rank (it
+    gives none otherwise, and no cotangent reaches them)."""
+    if g is ZERO or np.size(g) == 0:
+        return ZERO
+    return r * g
+
+
+def real_eigenpairs(z):
+    """The eigenvalues and eigenvectors `z` of `np.linalg.eig`, which must be real.
+
+    Raises:
+      TypeError: when they are complex, which pullback's rules do not differentiate.
+    """
+    if np.iscomplexobj(z[0]) or np.iscomplexobj(z[1]):
+        raise TypeError("np.linalg.eig gave complex eigenvalues: pullback differentiates it "
+                        "only where the eigenvalues are real and distinct (for a symmetric "
+                        "matrix, use np.linalg.eigh)")
+    return z
+
+
 def fold_triangle(g, upper=False):
     """The cotangent of the triangle of a symmetric matrix that a function reads, from
     the cotangent `g` of the whole matrix: each entry off the diagonal stands for two.

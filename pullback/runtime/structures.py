@@ -10,7 +10,7 @@ transforms. All of them map `ZERO` to `ZERO`.
 
 import numpy as np
 
-from .cotangents import ZERO, add, any_zero, reshape_like, unbroadcast
+from .cotangents import ZERO, add, any_zero, reshape_like, unbroadcast, unreduce
 from .deferred import row_sum, scatter_add
 
 
@@ -442,6 +442,19 @@ def undiag(g, v, k=0):
     if np.ndim(v) == 1:
         return np.diagonal(g, k)
     return undiagonal(g, v, k)
+
+
+def unitem(g, x, index=()):
+    """The cotangent of `x` from the cotangent `g` of `x.item(*index)`: `g` in `x`'s shape
+    when `index` is empty (`x` holds one number), else at the element `index` names (a
+    flat index, or one index per axis)."""
+    if not index:
+        return unreduce(g, x)
+    if len(index) == 1 and isinstance(index[0], tuple):
+        return unitem(g, x, index[0])
+    if len(index) == 1:
+        return reshape_like(unindex(g, np.ravel(x), index[0]), x)
+    return unindex(g, x, tuple(index))
 
 
 def untake(g, x, index, axis=None):
