@@ -38,6 +38,7 @@ from pullback.runtime.linalg import (
     pinv_cotangent,
     qr_factors,
     real_eigenpairs,
+    real_part,
     residual_share,
     singular_values_cotangent,
     solve_transposed,
@@ -239,9 +240,10 @@ def eig(z, a):
     pairs = real_eigenpairs(z)
     v = pairs[1]
     vt = matrix_transpose(v)
-    gu = d[z][1] - v * np.sum(v * d[z][1], axis=-2, keepdims=True)
+    gv = real_part(d[z][1])
+    gu = gv - v * np.sum(v * gv, axis=-2, keepdims=True)
     core = inverse_gaps(pairs[0]) * (vt @ gu)
-    d[a] = solve_transposed(v, core @ vt + np.expand_dims(d[z][0], -1) * vt)
+    d[a] = solve_transposed(v, core @ vt + np.expand_dims(real_part(d[z][0]), -1) * vt)
 
 
 @adjoint(np.linalg.eigvalsh, result="array")

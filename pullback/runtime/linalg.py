@@ -79,16 +79,26 @@ def residual_share(g, r):
 
 
 def real_eigenpairs(z):
-    """The eigenvalues and eigenvectors `z` of `np.linalg.eig`, which must be real.
+    """The eigenvalues and eigenvectors `z` of `np.linalg.eig`, which must be real: NumPy
+    2.5 and later give complex arrays for real eigenvalues too, whose real parts these
+    are when every imaginary part is zero.
 
     Raises:
       TypeError: when they are complex, which pullback's rules do not differentiate.
     """
-    if np.iscomplexobj(z[0]) or np.iscomplexobj(z[1]):
+    if not (np.iscomplexobj(z[0]) or np.iscomplexobj(z[1])):
+        return z
+    if np.any(np.imag(z[0]) != 0.0) or np.any(np.imag(z[1]) != 0.0):
         raise TypeError("np.linalg.eig gave complex eigenvalues: pullback differentiates it "
                         "only where the eigenvalues are real and distinct (for a symmetric "
                         "matrix, use np.linalg.eigh)")
-    return z
+    return np.real(z[0]), np.real(z[1])
+
+
+def real_part(g):
+    """The real part of cotangent `g` of real eigenpairs held in complex arrays (their
+    imaginary parts stay zero under a real perturbation, so theirs is not read)."""
+    return g if g is ZERO else np.real(g)
 
 
 def fold_triangle(g, upper=False):
