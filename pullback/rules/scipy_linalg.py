@@ -214,7 +214,9 @@ def matrix_only(g, disp):
 
 def frechet_block(a, g):
     """`[[a^T, g], [0, a^T]]`: a matrix function `f` of it holds, in its top-right block,
-    the adjoint of the Fréchet derivative of `f` at `a` applied to `g`."""
+    the adjoint of the Fréchet derivative of `f` at `a` applied to `g` (real, though
+    SciPy before 1.16 may give `logm` and `sqrtm` of this block as complex arrays, whose
+    real parts the adjoints take)."""
     at = matrix_transpose(a)
     zero = np.zeros(np.shape(at))
     return np.concatenate([np.concatenate([at, g], -1), np.concatenate([zero, at], -1)], -2)
@@ -240,11 +242,11 @@ def logm_adjoint(a, g):
     """The cotangent of `a` from the cotangent `g` of `scipy.linalg.logm(a)`."""
     if g is ZERO:
         return ZERO
-    return top_right(scipy.linalg.logm(frechet_block(a, g)), a)
+    return top_right(np.real(scipy.linalg.logm(frechet_block(a, g))), a)
 
 
 def sqrtm_adjoint(a, g):
     """The cotangent of `a` from the cotangent `g` of `scipy.linalg.sqrtm(a)`."""
     if g is ZERO:
         return ZERO
-    return top_right(scipy.linalg.sqrtm(frechet_block(a, g)), a)
+    return top_right(np.real(scipy.linalg.sqrtm(frechet_block(a, g))), a)
