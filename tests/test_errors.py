@@ -183,7 +183,7 @@ def test_a_refusal_inside_a_library_names_the_users_call(fn, offset, called):
     line = fn.__code__.co_firstlineno + offset if offset else call_with.__code__.co_firstlineno + 1
     assert (error.filename, error.lineno) == (__file__, line)
     assert str(error).startswith(f"{__file__}:{line}: {called} cannot be differentiated. "
-                                 f"Inside it, at scipy/integrate/_odepack_py.py:")
+                                 f"Inside it, at ")  # a line of SciPy's (or of what it calls)
     assert "@pullback.custom_vjp" in str(error)
 
 

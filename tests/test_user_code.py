@@ -1,11 +1,14 @@
 """The code people write around their model (issue 25): calls whose result is dropped
 (logging, printing, plotting), `dict(a=...)`, keyword arguments of primitives, import
-statements inside the function, `global` and `nonlocal` state, `map`, `filter`,
+statements inside the function, `global` and `nonlocal` state, records (dataclasses and
+named tuples) built in the function, `getattr`, `map`, `filter`,
 `functools` and `itertools` over closures, and objectives returning an array holding one
 number.
 Values at orders 1 and 2 against finite differences; refusals name the user's line."""
 
+import collections
 import contextlib
+import dataclasses
 import functools
 import io
 import itertools
@@ -211,6 +214,49 @@ def partially_applied(x, w):
     return np.sum(functools.partial(layer, w, scale=2.0)(x))
 
 
+@dataclasses.dataclass
+class Params:
+    w: np.ndarray
+    b: float = 0.5
+
+
+Pair = collections.namedtuple("Pair", "a b")
+
+
+def records_built(x):
+    p = Params(x * 2.0, 1.5)
+    q = Params(w=x, b=x[0])
+    r = Params(x)
+    return np.sum(p.w * q.w) + p.b * q.b + np.sum(r.w) * r.b
+
+
+def named_tuples_built(x):
+    t = Pair(b=x * 2.0, a=x)
+    u = Pair(x[0], 3.0)
+    return np.sum(t.a * t.b) + u.a * u.b + t[1][0]
+
+
+def sgd_step(p, g):
+    return Params(p.w - 0.1 * g, p.b)
+
+
+def records_in_a_loop(x):
+    p = Params(x, 1.0)
+    for _ in range(3):
+        p = sgd_step(p, x * p.b)
+    states = [Params(x * i, float(i)) for i in range(3)]
+    return np.sum(p.w * p.w) + sum(np.sum(s.w) * s.b for s in states)
+
+
+def attribute_by_getattr(x):
+    p = Params(x, 2.0)
+    return np.sum(p.w) * p.b
+
+
+def attribute_by_computed_name(p, name):
+    return np.sum(getattr(p, name)) * 3.0
+
+
 @pytest.mark.parametrize("fn, args", [
     (logged_model, (X,)), (plotted_directly, (X,)), (logged_in_a_loop, (X, 3)),
     (calls_a_closure, (X,)),
@@ -219,7 +265,8 @@ def partially_applied(x, w):
     (imports_a_package_path, (X,)), (counted, (X,)), (counted_in_a_loop, (X, 3)),
     (STEP, (X,)), (mapped, (0.7, 1.3)), (mapped_over_an_array, (X,)), (filtered, (0.7,)),
     (reduced, (0.7, 1.3)), (accumulated, (0.7,)), (starmapped, (0.7,)),
-    (partially_applied, (X, 1.3)),
+    (partially_applied, (X, 1.3)), (records_built, (X,)), (named_tuples_built, (X,)),
+    (records_in_a_loop, (X,)), (attribute_by_getattr, (X,)),
 ])
 def test_values_at_order_two(fn, args):
     """With respect to every argument but the ints (step counts)."""
@@ -275,6 +322,18 @@ def test_a_rule_reached_through_a_closure_variable():
     a Python function with a derivative rule is that primitive, not its source."""
     pytest.importorskip("scipy")
     check_grads(rule_through_a_closure, (X,), order=2)
+
+
+def test_getattr_of_a_record_is_its_field():
+    """`getattr(p, "w")` was non-differentiable: a zero gradient, silently."""
+    grad = pullback.grad(attribute_by_computed_name)(Params(X, 2.0), "w")
+    assert grad.w == pytest.approx(np.full(3, 3.0)) and grad.b == 0.0
+    assert pullback.grad(attribute_by_getattr)(X) == pytest.approx(np.full(3, 2.0))
+
+
+def test_a_record_built_reads_like_the_users():
+    text = pullback.source(records_built, X)
+    assert "p = Params(x_times_2_0, 1.5)" in text and "unrecord(" in text
 
 
 def test_an_import_resolves_like_a_global():

@@ -69,7 +69,7 @@ from pullback.runtime.mutation import (
     written_item,
     written_item_adjoint,
 )
-from pullback.runtime.records import refield, unfield
+from pullback.runtime.records import refield, rerecord, unfield, unrecord
 from pullback.runtime.structures import (
     indexed_all,
     rearray,
@@ -226,6 +226,16 @@ def undict_(z, g, parts, keys):
 @adjoint(structures.redict)
 def redict_(z, h, parts, keys):
     d[h] = undict(d[z], parts, keys)
+
+
+@adjoint(records.unrecord)
+def unrecord_(z, g, values, names):
+    d[g] = rerecord(d[z], values, names)
+
+
+@adjoint(records.rerecord)
+def rerecord_(z, h, values, names):
+    d[h] = unrecord(d[z], values, names)
 
 
 @adjoint(structures.unroll)

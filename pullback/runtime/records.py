@@ -36,6 +36,34 @@ _NOT_RECORDS = (type, types.ModuleType, types.FunctionType, types.MethodType,
                 types.BuiltinFunctionType, np.ndarray, np.generic)
 
 
+def init_fields(cls):
+    """The fields a call of class `cls` sets from its arguments, in the order its
+    `__init__` takes them: a dataclass's (those with `init`) or a named tuple's; None
+    for any other class."""
+    if not isinstance(cls, type):
+        return None
+    if dataclasses.is_dataclass(cls):
+        return [f.name for f in dataclasses.fields(cls) if f.init]
+    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
+        return list(cls._fields)
+    return None
+
+
+def unrecord(g, values, names):
+    """The cotangents of the `values` a record was built from, given as its fields `names`,
+    from the cotangent `g` of the record (a dict of its fields' cotangents)."""
+    if g is cotangents.ZERO:
+        return tuple(cotangents.ZERO for _ in names)
+    return tuple(g.get(name, cotangents.ZERO) for name in names)
+
+
+def rerecord(h, values, names):
+    """The transpose of `unrecord`: the record's cotangent from those of its fields."""
+    if h is cotangents.ZERO:
+        return cotangents.ZERO
+    return {name: ct for name, ct in zip(names, h) if ct is not cotangents.ZERO}
+
+
 def is_named_tuple(x):
     """Whether `x` is an instance of a named tuple class."""
     return isinstance(x, tuple) and hasattr(type(x), "_fields")

@@ -414,6 +414,42 @@ class Interpreter:
         self.kinds[target] = kinds.ANY if active else kinds.CONST
         return Step("build", target, args=values, keywords=keys) if active else None
 
+    def getattr_call(self, target, args):
+        """`getattr(x, "name")` is `x.name`; with a name computed when it runs, a field of
+        a record all the same. One with a default is refused on a differentiable `x`,
+        whose derivative would depend on whether the attribute exists."""
+        if len(args) == 2 and isinstance(args[1], nodes.Constant) and isinstance(
+                args[1].value, str):
+            return self.attribute(target, nodes.Attribute(value=args[0], attr=args[1].value,
+                                                          ctx=nodes.Load()))
+        if not self.kind_of(args[0]).active:
+            self.kinds[target] = kinds.CONST
+            return None
+        if len(args) != 2:
+            raise self.error("getattr with a default on a differentiable value: read the "
+                             "attribute (x.name), or test hasattr first", "getattr")
+        self.kinds[target] = kinds.ANY
+        return self.primitive(target, records.field, args, [])
+
+    def record_call(self, target, cls, args, keywords):
+        """`Record(a, b=x)` of a dataclass or named tuple: a build of the record, whose
+        cotangent gives each argument its field's (`records.unrecord`)."""
+        names = records.init_fields(cls)
+        if len(args) > len(names) or any(name not in names for name, _ in keywords):
+            raise self.error(f"calling {cls.__qualname__}: its fields are {', '.join(names)}",
+                             cls.__qualname__)
+        given = list(zip(names, args)) + keywords
+        active = any(self.kind_of(value).active for _, value in given)
+        self.kinds[target] = kinds.ANY if active else kinds.CONST
+        if not active:
+            return None
+        if issubclass(cls, tuple):  # its cotangent is a tuple, by the fields' positions
+            return Step("build", target, args=[v for _, v in given], keywords=[
+                nodes.constant(names.index(name)) for name, _ in given])
+        return Step("build", target, args=[v for _, v in given],
+                    keywords=[nodes.constant(name) for name, _ in given],
+                    source=records.unrecord)
+
     def unpack(self, targets, source):
         container = self.kind_of(source)
         for i, target in enumerate(targets):
@@ -439,6 +475,10 @@ class Interpreter:
         keywords = [(k.arg, k.value) for k in value.keywords]
         if fn is dict and keywords and not is_split(value):
             return self.dict_call(target, args, keywords)
+        if records.init_fields(fn) is not None and not is_split(value):
+            return self.record_call(target, fn, args, keywords)
+        if fn is getattr and not is_split(value) and not keywords:
+            return self.getattr_call(target, args)
         active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
         if fn is None or is_split(value):
             callee = value.func.value if self.callees.is_method(value.func) else value.func
