@@ -45,7 +45,7 @@ def rewrite(statements, context, dead_code):
         statements = dead_code(propagate_copies(statements), set())
         context.facts = Facts.of(statements)
         fired = []
-        statements = [_statement(stmt, context, fired) for stmt in statements]
+        statements = _block(statements, context, fired)
         if not fired:
             return statements
     return statements
@@ -119,10 +119,30 @@ class Context:
                 if spec.summed and self.bindings.name_of(spec.primitive)}
 
 
+def _block(statements, context, fired):
+    """A block's statements rewritten; an `if` whose branches are the same statements is
+    those statements (`same_branches`: a loop's exits, `break` or not, pass the state's
+    cotangent on alike), so that the pullback no longer reads its test."""
+    out = []
+    for stmt in statements:
+        if not isinstance(stmt, nodes.If):
+            out.append(_statement(stmt, context, fired))
+            continue
+        body, orelse = _block(stmt.body, context, fired), _block(stmt.orelse, context, fired)
+        if body and _same(body, orelse):
+            fired.append("same_branches")
+            out += body
+        else:
+            out.append(nodes.replaced(stmt, body=body, orelse=orelse))
+    return out
+
+
+def _same(statements, others):
+    return len(statements) == len(others) and all(
+        nodes.dump(a) == nodes.dump(b) for a, b in zip(statements, others))
+
+
 def _statement(stmt, context, fired):
-    if isinstance(stmt, nodes.If):
-        return nodes.replaced(stmt, body=[_statement(s, context, fired) for s in stmt.body],
-                              orelse=[_statement(s, context, fired) for s in stmt.orelse])
     if not isinstance(stmt, nodes.Assign):
         return stmt
     value = _rewritten(stmt.value, context, fired)
