@@ -103,6 +103,16 @@ def constant_items(x):
     return np.sum(d["a"] * d["c"] + e["a"] * e["c"])
 
 
+def dict_updated_in_a_loop(x):
+    """`dict(acc, total=...)` as a loop's state: the keys of `{**acc, 'total': v}` are
+    known, so it stays a dict whose items are (it was refused as unknown items)."""
+    acc = dict(total=0.0, count=0)
+    for v in map(lambda e: e * e, [x[0], x[1]]):
+        acc = dict(acc, total=acc["total"] + v)
+        acc = {**acc, "count": acc["count"] + 1}
+    return acc["total"] * acc["count"]
+
+
 def keyed_max(x):
     return max(x[0], x[1], key=abs) * x[2]
 
@@ -261,6 +271,7 @@ def attribute_by_computed_name(p, name):
     (logged_model, (X,)), (plotted_directly, (X,)), (logged_in_a_loop, (X, 3)),
     (calls_a_closure, (X,)),
     (keywords_dict, (X,)), (dict_updated, (X,)), (constant_items, (X,)), (keyed_max, (X,)),
+    (dict_updated_in_a_loop, (X,)),
     (imports_inside, (X,)), (imports_in_a_loop_and_a_closure, (X,)),
     (imports_a_package_path, (X,)), (counted, (X,)), (counted_in_a_loop, (X, 3)),
     (STEP, (X,)), (mapped, (0.7, 1.3)), (mapped_over_an_array, (X,)), (filtered, (0.7,)),

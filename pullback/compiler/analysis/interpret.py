@@ -378,7 +378,8 @@ class Interpreter:
                 parts = [v.value if isinstance(v, nodes.Starred) else v for v in value.elts]
                 layout = [nodes.constant(isinstance(v, nodes.Starred)) for v in value.elts]
             active = any(self.kind_of(p).active for p in parts)
-            self.kinds[target] = kinds.ANY if active else kinds.CONST
+            merged = self.merged_dict(value) if isinstance(value, nodes.Dict) else None
+            self.kinds[target] = merged or (kinds.ANY if active else kinds.CONST)
             return Step("build", target, args=parts, keywords=layout,
                         source=helper) if active else None
         if isinstance(value, nodes.Dict):
@@ -395,6 +396,20 @@ class Interpreter:
             container = kinds.sequence(type_, map(self.kind_of, values))
         self.kinds[target] = container
         return Step("build", target, args=values, keywords=keys) if container.active else None
+
+    def merged_dict(self, value):
+        """The kind of `{**d, 'k': v}` when every dict unpacked has known keys and every
+        other key is a constant: the keys of all, the later ones winning; else None."""
+        found = {}
+        for key, item in zip(value.keys, value.values):
+            part = self.kind_of(item)
+            if key is None and isinstance(part, kinds.Container) and part.type is dict:
+                found.update(zip(part.keys, part.items))
+            elif isinstance(key, nodes.Constant):
+                found[key.value] = part
+            else:
+                return None
+        return kinds.container(dict, found.keys(), found.values())
 
     def dict_call(self, target, args, keywords):
         """`dict(a=x, b=y)` and `dict(items, a=x)`: the display `{'a': x, 'b': y}`, and
