@@ -75,9 +75,9 @@ def test_order_2_is_the_source_of_the_gradient(capsys):
 
 
 REFUSED = """
-def opens(x):
-    with open(x):
-        pass
+def forgets(x):
+    y = x
+    del y
     return x
 """
 
@@ -94,7 +94,7 @@ ERRORS = [  # the arguments, and a part of the one-line message
     (("--show", "examples/quickstart.py:np"), "examples/quickstart.py:np is not a function"),
     (("--show", "no_such_module_here:f"), "No module named 'no_such_module_here'"),
     (("--show", "os:getcwd"), "getcwd>: it is not a Python function with source code"),
-    (("--show", "{tmp}/refused.py:opens"), "refused.py:3: a with statement"),
+    (("--show", "{tmp}/refused.py:forgets"), "refused.py:4: a del statement"),
     (("--show", "{tmp}/broken.py:f"), "'(' was never closed (broken.py, line 1)"),
     (("--show", "{tmp}/raises.py:f"), "raises.py raised RuntimeError: boom"),
     ((), "the following arguments are required: --show"),

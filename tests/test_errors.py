@@ -16,9 +16,9 @@ except ImportError:  # the library tests below are skipped
 HERE = "test_errors.py"
 
 
-def with_statement(x):
-    with open("f") as f:
-        f.read()
+def del_statement(x):
+    y = x * 2.0
+    del y
     return x
 
 
@@ -72,7 +72,7 @@ def unknown_array_method(x):
 
 
 def calls_a_refused_function(x):
-    return with_statement(x) * 2.0
+    return del_statement(x) * 2.0
 
 
 def array_updated_in_place(x):
@@ -114,7 +114,7 @@ def apply(g, x):
 
 
 REFUSED = [  # the function, the message, the line of the refused construct below `def`
-    (with_statement, "a with statement", 1),
+    (del_statement, "a del statement", 2),
     (try_statement, "a try statement", 1),
     (global_statement, "SCALE is declared global or nonlocal and is assigned a differentiable", 2),
     (attribute_assignment, "assignment to an attribute", 1),
@@ -125,7 +125,7 @@ REFUSED = [  # the function, the message, the line of the refused construct belo
     (unknown_keyword, "unexpected keyword argument 'initial'", 1),
     (undefined_name, "name 'undefined_function' is not defined", 1),
     (unknown_array_method, "NumPy arrays have no method .frobnicate", 1),
-    (calls_a_refused_function, "a with statement", 1),
+    (calls_a_refused_function, "a del statement", 2),
     (array_updated_in_place, r"y \+= \.\.\. updates y in place, and view, .* Write y = y \+", 3),
     (set_display, "a set holding a differentiable value: .* use a list or a tuple", 1),
     (set_comprehension, "a set holding a differentiable value", 1),
@@ -136,8 +136,8 @@ REFUSED = [  # the function, the message, the line of the refused construct belo
 
 
 def refused_line(fn, offset):
-    """The line `offset` lines below the `def` of `fn` (or of `with_statement` it calls)."""
-    fn = with_statement if fn is calls_a_refused_function else fn
+    """The line `offset` lines below the `def` of `fn` (or of `del_statement` it calls)."""
+    fn = del_statement if fn is calls_a_refused_function else fn
     return fn.__code__.co_firstlineno + offset
 
 
@@ -257,11 +257,11 @@ def test_builtin_without_rule():
 
 
 def test_decorator_refuses_at_definition():
-    with pytest.raises(TransformError, match="a with statement"):
+    with pytest.raises(TransformError, match="a del statement"):
         @pullback.differentiable
-        def opens(x):
-            with open("f"):
-                pass
+        def forgets(x):
+            y = x
+            del y
             return x
 
 

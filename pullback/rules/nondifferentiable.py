@@ -13,6 +13,7 @@ from pullback.rules import registry
 from pullback.rules.registry import nondifferentiable
 from pullback.runtime import (
                   calls,
+                  contexts,
                   cotangents,
                   custom,
                   debugging,
@@ -67,3 +68,10 @@ nondifferentiable(
     api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,
     api.named_after,
 )
+
+# `with` blocks (compiler.frontend.with_blocks): the context manager runs as it is
+nondifferentiable(contexts.enter_context, contexts.exit_context)
+registry.declare(contexts.enter_context, refused={
+    "context": "its __enter__ and __exit__ run as they are, not differentiated; compute "
+               "the differentiable values inside the with block, not in its manager"})
+

@@ -98,8 +98,9 @@ class Spec:
         transformed, `runtime.dispatch.forward` and `.forward_method` when it runs.
       refused: `{parameter: reason}`, the parameters of a primitive whose derivative
         its template does not give (the incomplete gamma function's in its shape
-        parameter is not elementary): a differentiable argument there is refused
-        when the call is transformed (`compiler.analysis.interpret.Interpreter.primitive`).
+        parameter is not elementary), or, of a non-differentiable one, those whose
+        derivative is not zero: a differentiable argument there is refused when the
+        call is transformed (`compiler.analysis.interpret.Interpreter.primitive`).
     """
 
     primitive: object
@@ -129,7 +130,10 @@ class Spec:
 
     @functools.cached_property
     def signature(self):
-        """The primitive's parameters as the template declares them."""
+        """The primitive's parameters as the template declares them (as the primitive
+        does, for one without a template)."""
+        if self.template is None:
+            return inspect.signature(self.primitive)
         params = list(inspect.signature(self.template).parameters.values())
         return inspect.Signature(params[1:])
 

@@ -16,7 +16,7 @@ import sys
 import numpy as np
 
 from ..errors import NaNError, TransformError, in_library, into_library
-from . import collector
+from . import collector, contexts
 
 _MAPS = {}
 _NOTE_PREFIX = "pullback: "
@@ -79,10 +79,11 @@ def run_generated(fn, *args, **kwargs):
 
     Differentiated (an entry point called in code pullback transforms), a call
     of it is a call of `fn` (see `dispatch.forward`). The cycle collector is
-    paused during the call (`collector.paused`).
+    paused during the call (`collector.paused`), and the contexts of `with` blocks an
+    exception leaves are exited (`contexts.closing`).
     """
     try:
-        with collector.paused():
+        with collector.paused(), contexts.closing():
             return fn(*args, **kwargs)
     except TransformError as error:
         moved = in_user_code(error)

@@ -532,20 +532,22 @@ class Interpreter:
         when an argument is differentiable."""
         rule = registry.rule_for(fn)
         arg_kinds = [self.kind_of(a) for a in args + [v for _, v in keywords]]
+        self.check_refused(fn, args, keywords)
         if registry.is_nondifferentiable(fn) or not any(k.active for k in arg_kinds):
             self.kinds[target] = self.constant_result(fn, args, keywords)
             return None
         if rule is None:
             raise self.no_rule(fn)
-        if rule.refused:
-            self.check_refused(rule, args, keywords)
         self.kinds[target] = self.result_kind(rule, args, keywords)
         self.shapes[target] = self.result_shape(rule, target, args)
         return Step("primitive", target, fn, rule, args, keywords)
 
-    def check_refused(self, rule, args, keywords):
-        """Refuse a differentiable argument of primitive `rule` at a parameter its
-        template does not differentiate (`Spec.refused`)."""
+    def check_refused(self, fn, args, keywords):
+        """Refuse a differentiable argument of primitive `fn` at a parameter whose
+        derivative its spec does not give (`Spec.refused`)."""
+        rule = registry.spec_of(fn)
+        if rule is None or not rule.refused:
+            return
         try:
             layout = rule.layout(len(args), tuple(name for name, _ in keywords))
         except TypeError:
@@ -706,13 +708,15 @@ class Interpreter:
         if not isinstance(value, nodes.Call):
             return None
         method = value.func.attr if self.callees.is_method(value.func) else None
-        fn = None if method else self.callees.callee(value.func)
+        fn = None if method else getattr(value, "helper", None) or self.callees.callee(value.func)
         args = value.args + [k.value for k in value.keywords]
         if method:
             args = args + [value.func.value]
         if not any(self.kind_of(a).active for a in args):
             return None
         what = nodes.dotted_path(value.func) or f"method .{method}"
+        if fn is not None:
+            self.check_refused(fn, value.args, [(k.arg, k.value) for k in value.keywords])
         if registry.updates_in_place(fn, method, {k.arg for k in value.keywords}):
             raise self.error(f"{what} updates a value in place, which pullback does not "
                              "follow: compute a new value instead", what)

@@ -73,11 +73,10 @@ from ...errors import TransformError, unsupported
 from ...runtime import loops, mutation
 from ..syntax import annotations, nodes, scopes
 from ..syntax.naming import Namer
-from . import flow
+from . import flow, with_blocks
 
 _UNSUPPORTED_STATEMENTS = {
     "AsyncFor": "an async for loop",
-    "With": "a with statement",
     "AsyncWith": "an async with statement",
     "Try": "a try statement",
     "TryStar": "a try statement",
@@ -111,10 +110,11 @@ def to_anf(tree, origin):
       TransformError: naming the file:line of a construct ANF cannot express.
     """
     tree = nodes.clone(tree)
+    namer = Namer.for_tree(tree)
+    tree.body = with_blocks.lower_with_blocks(tree.body, namer)
     counts = scopes.assignments(tree)
     _count_updates(tree, counts)
     cells, defined = _mark_captured(tree, origin, counts)
-    namer = Namer.for_tree(tree)
     declared, tree.body = _declarations(tree.body)
     body = flow.lower_exits(tree.body, namer)
     flow.mark_carried(body, _parameters(tree.args), shared=[n for d in declared for n in d.names])

@@ -187,7 +187,7 @@ class _Reverse:
 
     def bind_helper(self, stmt):
         """A call of one of pullback's helpers (ANF's `append`, ...) names its cell."""
-        value = stmt.value if isinstance(stmt, nodes.Assign) else None
+        value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.Expr)) else None
         helper = getattr(value, "helper", None)
         if helper is not None and helper is not loops.iterate:
             value.func = nodes.name(self.bindings.helper(value.func.id, helper))

@@ -90,6 +90,7 @@ from gast import (  # noqa: F401  (re-exported node classes)
     UnaryOp,
     USub,
     While,
+    With,
     arguments,
     keyword,
 )
