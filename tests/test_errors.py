@@ -25,7 +25,7 @@ def del_statement(x):
 def try_statement(x):
     try:
         y = x * 2.0
-    except ValueError:
+    finally:
         y = x
     return y
 
@@ -42,7 +42,8 @@ def attribute_assignment(x):
 
 
 def yield_statement(x):
-    yield x
+    sent = yield x
+    yield sent
 
 
 def no_rule(x):
@@ -115,10 +116,10 @@ def apply(g, x):
 
 REFUSED = [  # the function, the message, the line of the refused construct below `def`
     (del_statement, "a del statement", 2),
-    (try_statement, "a try statement", 1),
+    (try_statement, "a finally clause", 4),
     (global_statement, "SCALE is declared global or nonlocal and is assigned a differentiable", 2),
     (attribute_assignment, "assignment to an attribute", 1),
-    (yield_statement, "yield", 1),
+    (yield_statement, "a yield whose value is used", 1),
     (no_rule, r"no derivative rule for numpy\.fft.*pullback\.adjoint", 1),
     (no_rule_for_a_dropped_effect, r"np\.random\.shuffle updates a value in place", 1),
     (out_argument, "keyword argument 'out'", 2),

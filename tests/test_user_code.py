@@ -267,7 +267,26 @@ def attribute_by_computed_name(p, name):
     return np.sum(getattr(p, name)) * 3.0
 
 
+def returns_inside_a_loop(x):
+    out = []
+    for v in x:
+        if v > 1.0:
+            return sum(out)
+        out.append(v * v)
+    return sum(out)
+
+
+def returns_the_list_inside_a_loop(x):
+    out = []
+    for v in x:
+        out.append(v * v)
+        if v > 1.0:
+            return sum(out)
+    return sum(out) + 1.0
+
+
 @pytest.mark.parametrize("fn, args", [
+    (returns_inside_a_loop, (X,)), (returns_the_list_inside_a_loop, (X,)),
     (logged_model, (X,)), (plotted_directly, (X,)), (logged_in_a_loop, (X, 3)),
     (calls_a_closure, (X,)),
     (keywords_dict, (X,)), (dict_updated, (X,)), (constant_items, (X,)), (keyed_max, (X,)),

@@ -110,6 +110,12 @@ class _Renderer:
             if stmt.orelse:
                 self.add("else:", indent, lineno)
                 self.block(stmt.orelse, indent + 1, lineno)
+        elif isinstance(stmt, ast.Try):
+            self.add("try:", indent, lineno)
+            self.block(stmt.body, indent + 1, lineno)
+            for handler in stmt.handlers:
+                self.add(f"except {ast.unparse(handler.type)} as {handler.name}:", indent, lineno)
+                self.block(handler.body, indent + 1, lineno)
         elif isinstance(stmt, ast.For):
             target = ast.unparse(stmt.target).removeprefix("(").removesuffix(")")
             self.add(f"for {target} in {ast.unparse(stmt.iter)}:", indent, lineno)

@@ -18,6 +18,7 @@ from pullback.runtime import (
                   custom,
                   debugging,
                   dispatch,
+                  handlers,
                   introspection,
                   iteration,
                   loops,
@@ -71,6 +72,8 @@ nondifferentiable(
 
 # `with` blocks (compiler.frontend.with_blocks): the context manager runs as it is
 nondifferentiable(contexts.enter_context, contexts.exit_context)
+# `try` statements (compiler.frontend.try_blocks): the flag the pullback tests
+nondifferentiable(handlers.try_started, handlers.try_failed, handlers.caught_types)
 registry.declare(contexts.enter_context, refused={
     "context": "its __enter__ and __exit__ run as they are, not differentiated; compute "
                "the differentiable values inside the with block, not in its manager"})

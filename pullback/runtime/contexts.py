@@ -66,5 +66,6 @@ def _suppressed(context, error, filename, lineno):
     return TransformError(
         f"the context manager {type(context).__qualname__} suppressed the "
         f"{type(error).__name__} raised in its with block: pullback differentiates a with "
-        "block that runs to its end; test for the case before the block instead",
+        "block that runs to its end; catch the exception with try/except instead, or "
+        "test for the case before the block",
         filename, lineno, "with")

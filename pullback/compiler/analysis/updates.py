@@ -18,6 +18,7 @@ import re
 from ...errors import TransformError
 from ...rules import registry
 from ...runtime import mutation
+from ..frontend import flow
 from ..syntax import nodes
 from . import aliases, kinds
 
@@ -28,6 +29,8 @@ class Updates:
     Attributes:
       aliases: the `aliases.Aliases` of the function's variables.
       exits: the state each exit of a loop body returns.
+      continuing: the state each exit going on to the next iteration returns (not
+        `break`'s or `return`'s, after which no iteration sees an update).
       loop_results: a loop's result -> what each item of its state may reach.
     """
 
@@ -35,6 +38,7 @@ class Updates:
         self.facts = facts
         self.aliases = aliases.Aliases(names, arrays)
         self.exits = []
+        self.continuing = []  # the states of the exits that go on to the next iteration
         self.loop_results = {}
         self.statement_updates = []  # updates in place the statement being read makes
         self.loop_reads = {}  # loop body -> the variables it reads
@@ -91,6 +95,8 @@ class Updates:
             return
         if self.returns(target.id) and isinstance(value, nodes.Tuple):
             self.exits.append(value.elts[1:])
+            if _is_flag(value.elts[0], flow.NEXT):
+                self.continuing.append(value.elts[1:])
         var, before = getattr(stmt, "updates", (None, None))
         if var is not None and self.facts.kind_of(nodes.name(before)).shape != "scalar":
             stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
@@ -221,7 +227,8 @@ class Updates:
 
     def check(self):
         """Refuse an update in place that a variable read afterwards would see, and,
-        in a loop body, one of a value the loop also keeps elsewhere in its state."""
+        in a loop body, one of a value the loop also keeps elsewhere in the state it
+        passes to the next iteration."""
         for update, name, lineno in self.aliases.conflicts():
             if name in self.loop_reads:  # a loop's body: the variables it reads are named
                 continue
@@ -235,7 +242,7 @@ class Updates:
             return
         for param in self.aliases.updated(self.facts.params[1:]):
             position = self.facts.params.index(param) - 1
-            for state in self.exits:
+            for state in self.continuing:
                 others = [a.id for i, a in enumerate(state) if i != position
                           and isinstance(a, nodes.Name)]
                 other = self.aliases.shared(param, others)
@@ -248,6 +255,10 @@ class Updates:
                         f"to the next: Python would see the change there. Keep a copy "
                         f"instead (np.copy, list(...))",
                         self.facts.origin.filename, update.lineno, "update in place")
+
+
+def _is_flag(atom, flag):
+    return isinstance(atom, nodes.Constant) and atom.value == flag
 
 
 def _loaded(node):

@@ -73,13 +73,12 @@ from ...errors import TransformError, unsupported
 from ...runtime import loops, mutation
 from ..syntax import annotations, nodes, scopes
 from ..syntax.naming import Namer
-from . import flow, with_blocks
+from . import flow, generators, try_blocks, with_blocks
 
 _UNSUPPORTED_STATEMENTS = {
     "AsyncFor": "an async for loop",
     "AsyncWith": "an async with statement",
-    "Try": "a try statement",
-    "TryStar": "a try statement",
+    "TryStar": "a try statement with except*",
     "AsyncFunctionDef": "an async function",
     "ClassDef": "a class definition",
     "Global": "a global statement in a nested function",
@@ -88,8 +87,6 @@ _UNSUPPORTED_STATEMENTS = {
     "Match": "a match statement",
 }
 _UNSUPPORTED_EXPRESSIONS = {
-    "Yield": "yield",
-    "YieldFrom": "yield from",
     "Await": "await",
 }
 RETURN = "<return>"
@@ -111,7 +108,9 @@ def to_anf(tree, origin):
     """
     tree = nodes.clone(tree)
     namer = Namer.for_tree(tree)
-    tree.body = with_blocks.lower_with_blocks(tree.body, namer)
+    tree.body = with_blocks.lower_with_blocks(tree.body, namer, origin)
+    tree = generators.lower_generator(tree, namer, origin)
+    tree.body = try_blocks.lower_try_blocks(tree.body, namer, origin, origin.helpers)
     counts = scopes.assignments(tree)
     _count_updates(tree, counts)
     cells, defined = _mark_captured(tree, origin, counts)
@@ -418,6 +417,9 @@ class _Normalizer:
     def stmt_If(self, stmt):
         test = self.atom(stmt.test)
         lineno = self.lineno
+        attempt = getattr(stmt, "attempt", None)
+        if attempt is not None:  # a try statement's: what it catches, and the name of that
+            attempt = (self.atom(attempt[0]), self.load(attempt[1]))
         before, captured = self.versions, self.captured_at
         self.depth += 1
         self.versions, self.captured_at = dict(before), dict(captured)
@@ -432,6 +434,8 @@ class _Normalizer:
                               self.renamed(after_else), orelse, lineno)
         self.lineno = lineno
         self.emit(nodes.if_(test, body, orelse))
+        if attempt is not None:
+            self.out[-1].attempt = attempt
 
     def renamed(self, versions):
         """`versions` with the names a captured variable's version will take (`renames`):

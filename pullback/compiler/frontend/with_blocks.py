@@ -22,22 +22,24 @@ The context manager is not differentiated: its `__enter__` and `__exit__` run as
 are, and one built from differentiable values is refused (`rules.python_objects`).
 """
 
+from ...errors import unsupported
 from ...runtime import contexts
 from ..syntax import nodes
 
 _LOOPS = (nodes.For, nodes.While)
 
 
-def lower_with_blocks(body, namer):
+def lower_with_blocks(body, namer, origin):
     """`body` (a function's) with each `with` statement lowered. A nested function's
     are left as they are: the forward keeps its source, and it is lowered when it is
     transformed itself."""
-    return _Lowering(namer).block(body, [], 0)
+    return _Lowering(namer, origin).block(body, [], 0)
 
 
 class _Lowering:
-    def __init__(self, namer):
+    def __init__(self, namer, origin):
         self.namer = namer
+        self.origin = origin
         self.helpers = {}
 
     def block(self, body, entered, loop_start):
@@ -62,7 +64,21 @@ class _Lowering:
         elif isinstance(stmt, nodes.If):
             stmt.body = self.block(stmt.body, entered, loop_start)
             stmt.orelse = self.block(stmt.orelse, entered, loop_start)
+        elif isinstance(stmt, nodes.Try):
+            self.refuse_in_try_block(stmt.body)
+            for handler in stmt.handlers:
+                handler.body = self.block(handler.body, entered, loop_start)
+            stmt.orelse = self.block(stmt.orelse, entered, loop_start)
+            stmt.finalbody = self.block(stmt.finalbody, entered, loop_start)
         return [stmt]
+
+    def refuse_in_try_block(self, body):
+        """Refuse a `with` block inside a try block: an exception its handler catches
+        would leave the context entered, where Python exits it."""
+        for node in nodes.walk(nodes.module(body)):
+            if isinstance(node, nodes.With):
+                raise unsupported("a with block inside a try block", node, self.origin,
+                                  "not yet: put the try statement inside the with block")
 
     def with_(self, stmt, entered, loop_start):
         """`context = manager; target = enter_context(context)` per item, the block,

@@ -25,7 +25,7 @@ in reverse order and writes the pullback.
 import dataclasses
 
 from ...errors import TransformError
-from ...runtime import custom, loops
+from ...runtime import custom, handlers, loops
 from .. import ir
 from ..analysis import interpret, kinds
 from ..syntax import nodes
@@ -172,9 +172,20 @@ class _Reverse:
         after_body = self.facts.restore(before)
         orelse, else_ops = self.forward_block(stmt.orelse)
         self.facts.join(after_body)
-        forward = nodes.if_(stmt.test, body, orelse, stmt.lineno)
+        forward = (self.attempt(stmt, body, orelse) if getattr(stmt, "attempt", None)
+                   else nodes.if_(stmt.test, body, orelse, stmt.lineno))
         op = Branch(stmt.test, body_ops, else_ops, stmt.lineno) if body_ops or else_ops else None
         return [forward], op
+
+    def attempt(self, stmt, handler, block):
+        """The forward of a try statement's `if` (`frontend.try_blocks`): the block's
+        forward inside `try:`, the handler's inside `except`, after it sets the test."""
+        types, error = stmt.attempt
+        caught = self.namer.fresh("caught")
+        failed = nodes.call(nodes.name(self.bindings.object("try_failed", handlers.try_failed)),
+                            [nodes.name(caught)])
+        flagged = nodes.unpack([stmt.test.id, error.id], failed, stmt.lineno)
+        return nodes.try_(block, types, caught, [flagged] + handler, stmt.lineno)
 
     def forward_statement(self, stmt):
         """The forward code and the op of a statement other than an `if`: by the

@@ -16,6 +16,9 @@ ANNOTATIONS = {
                                   "before, or that are read after the loop; read by anf"),
     "exit": (("Return",), "flow: the flag a loop body's return stands for ('break', "
                           "'next', 'return'); read by anf"),
+    "attempt": (("If",), "try_blocks: the if is a try statement's, on whether its block "
+                         "raised: (what it catches, the name of what it caught); read by "
+                         "anf and the reverse pass, which writes the try"),
     "loop": (("FunctionDef",), "anf: the function is a loop's body, not the user's; read by "
                                "inline, scopes, the reverse pass and emit"),
     "captured": (("FunctionDef", "Lambda"), "anf: the free variables of a nested function, "

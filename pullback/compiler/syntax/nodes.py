@@ -85,12 +85,15 @@ from gast import (  # noqa: F401  (re-exported node classes)
     Store,
     Sub,
     Subscript,
+    Try,
     Tuple,
     UAdd,
     UnaryOp,
     USub,
     While,
     With,
+    Yield,
+    YieldFrom,
     arguments,
     keyword,
 )
@@ -249,6 +252,19 @@ def expr(value, lineno=None):
 def if_(test, body, orelse=(), lineno=None):
     """`if test: body else: orelse`."""
     return located(gast.If(test=test, body=list(body), orelse=list(orelse)), lineno)
+
+
+def pass_(lineno=None):
+    """`pass`."""
+    return located(gast.Pass(), lineno)
+
+
+def try_(body, types, name, handler, lineno=None):
+    """`try: body` with one clause, `except types as name: handler`."""
+    clause = located(gast.ExceptHandler(type=types, name=store(name), body=list(handler)),
+                     lineno)
+    return located(gast.Try(body=list(body), handlers=[clause], orelse=[], finalbody=[]),
+                   lineno)
 
 
 def binop(left, op, right):

@@ -1,0 +1,270 @@
+"""`try` statements (issue 25): the derivative follows the path the forward took, the
+try block's or a handler's, with several handlers, `else`, returns ending a part, in
+loops, closures and callees, and nested. Values at orders 1 and 2 against finite
+differences on both paths; what would read a value the block left part way, and
+`finally`, are refused at the user's line."""
+
+import numpy as np
+import pytest
+
+import pullback
+from pullback.testing import check_grads
+
+X = np.array([0.5, -1.5, 2.0])
+
+
+def jittered_cholesky(a, jitter):
+    k = np.outer(a, a) + np.diag(a * a) * jitter
+    try:
+        low = np.linalg.cholesky(k)
+        total = np.sum(low)
+    except np.linalg.LinAlgError:
+        low = np.linalg.cholesky(np.outer(a, a) + 10.0 * np.eye(3))
+        total = np.sum(low) * 2.0
+    return total
+
+
+def named_exception(x, key):
+    table = {"a": 2.0}
+    try:
+        y = np.sum(x) * table[key]
+    except KeyError as missing:
+        y = np.sum(np.sin(x)) * len(str(missing))
+    return y
+
+
+def several_handlers(x, which):
+    try:
+        if which == 0:
+            raise ValueError("zero")
+        if which == 1:
+            raise KeyError("one")
+        y = np.tanh(x)
+    except ValueError:
+        y = x ** 2
+    except (KeyError, IndexError) as error:
+        y = x * len(error.args)
+    return np.sum(y)
+
+
+def with_else(x, key):
+    try:
+        scale = {"a": 3.0}[key]
+    except KeyError:
+        y = np.cos(x)
+    else:
+        y = np.sin(x) * scale
+    return np.sum(y * x)
+
+
+def returns_in_parts(x, key):
+    try:
+        factor = {"a": 3.0}[key]
+    except KeyError:
+        return np.sum(x ** 3)
+    else:
+        return np.sum(np.exp(x) * factor)
+
+
+def returns_from_the_block(x, d):
+    try:
+        return np.sum(np.sqrt(x) * d["scale"])
+    except KeyError:
+        return np.sum(x)
+
+
+def in_a_loop(x):
+    total = 0.0
+    for i in range(4):
+        try:
+            step = [1.0, 2.0][i] * x
+        except IndexError:
+            step = np.sin(x) * i
+        total = total + np.sum(step * x)
+    return total
+
+
+def nested(x, key, index):
+    try:
+        try:
+            y = np.sum(x) * [1.0, 2.0][index]
+        except IndexError:
+            y = np.sum(x ** 2) * {"a": 2.0}[key]
+    except KeyError:
+        y = np.sum(np.cos(x))
+    return y
+
+
+def in_a_closure(x, w):
+    def guarded(v, i):
+        try:
+            return np.sum(v * w * [1.0, 2.0][i])
+        except IndexError:
+            return np.sum(v * w * w)
+    return guarded(x, 0) + guarded(x * x, 5)
+
+
+def callee(x, i):
+    try:
+        y = x * [1.0, 2.0][i]
+    except IndexError:
+        y = x ** 3
+    return y
+
+
+def calls_a_function_with_a_try(x):
+    return np.sum(callee(x, 1) + callee(x, 7))
+
+
+def bare_except_reraising_others(x, key):
+    try:
+        y = x * {"a": 2.0}[key]
+    except:  # noqa: E722
+        y = x * 4.0
+    return np.sum(y)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (jittered_cholesky, (X, 1.0)),
+    (jittered_cholesky, (X, -5.0)),
+    (named_exception, (X, "a")),
+    (named_exception, (X, "b")),
+    (several_handlers, (X, 0)),
+    (several_handlers, (X, 1)),
+    (several_handlers, (X, 2)),
+    (with_else, (X, "a")),
+    (with_else, (X, "b")),
+    (returns_in_parts, (X, "a")),
+    (returns_in_parts, (X, "b")),
+    (returns_from_the_block, (np.abs(X), {"scale": 2.0})),
+    (returns_from_the_block, (np.abs(X), {})),
+    (in_a_loop, (X,)),
+    (nested, (X, "a", 0)),
+    (nested, (X, "a", 7)),
+    (nested, (X, "b", 7)),
+    (in_a_closure, (X, 0.7)),
+    (calls_a_function_with_a_try, (X,)),
+    (bare_except_reraising_others, (X, "a")),
+    (bare_except_reraising_others, (X, "b")),
+])
+def test_values_at_order_two(fn, args):
+    differentiated = [i for i, a in enumerate(args) if isinstance(a, (float, np.ndarray))]
+
+    def of_differentiated(*values):
+        full = list(args)
+        for i, value in zip(differentiated, values):
+            full[i] = value
+        return fn(*full)
+
+    check_grads(of_differentiated, tuple(args[i] for i in differentiated), order=2)
+
+
+def test_an_exception_not_caught_propagates():
+    def uncaught(x):
+        try:
+            y = x * {}["missing"]
+        except IndexError:
+            y = x
+        return np.sum(y)
+
+    with pytest.raises(KeyError, match="missing"):
+        pullback.grad(uncaught)(X)
+
+
+def partial_then_read(x, key):
+    y = x * 1.0
+    try:
+        y = np.sin(x)
+        z = y * {"a": 2.0}[key]
+    except KeyError:
+        z = y * 3.0
+    return np.sum(z)
+
+
+def partial_then_read_after(x, key):
+    try:
+        y = np.sin(x)
+        z = y * {"a": 2.0}[key]
+    except KeyError:
+        z = 3.0
+    return np.sum(z * y)
+
+
+def returns_in_the_middle(x, key):
+    try:
+        if key == "b":
+            return np.sum(x)
+        y = x * 2.0
+    except KeyError:
+        y = x
+    return np.sum(y)
+
+
+def with_inside(x):
+    try:
+        with np.errstate(all="ignore"):
+            y = x * 2.0
+    except KeyError:
+        y = x
+    return y
+
+
+def with_finally(x):
+    try:
+        y = x * 2.0
+    finally:
+        print("done")
+    return y
+
+
+@pytest.mark.parametrize("fn, offset, message", [
+    (partial_then_read, 5, "reading y after an exception in the try block that assigns it"),
+    (partial_then_read_after, 4, "reading y after an exception in the try block that"),
+    (returns_in_the_middle, 3, "a return inside a try statement"),
+    (with_finally, 4, "a finally clause"),
+    (with_inside, 2, "a with block inside a try block"),
+])
+def test_refusals_name_the_line(fn, offset, message):
+    with pytest.raises(pullback.TransformError, match=message) as info:
+        pullback.grad(fn)(X, "a") if fn.__code__.co_argcount == 2 else pullback.grad(fn)(X)
+    assert (info.value.filename, info.value.lineno) == (__file__,
+                                                         fn.__code__.co_firstlineno + offset)
+
+
+def test_a_value_assigned_by_the_blocks_last_statement_may_be_read():
+    def last(x, key):
+        y = x * 1.0
+        try:  # noqa: SIM105 (contextlib.suppress suppressing is refused)
+            y = np.sin(x) * {"a": 2.0}[key]
+        except KeyError:
+            pass
+        return np.sum(y)
+
+    check_grads(lambda x: last(x, "a"), (X,), order=2)
+    check_grads(lambda x: last(x, "b"), (X,), order=2)
+
+
+def test_with_and_yield_around_and_inside():
+    def scaled(x, keys):
+        for key in keys:
+            try:
+                yield x * {"a": 2.0}[key]
+            except KeyError:
+                yield x
+
+    def guarded(x):
+        with np.errstate(all="ignore"):
+            try:
+                total = np.sum(sum(scaled(x, "ab")))
+            except ValueError:
+                return np.sum(x)
+        return total
+
+    check_grads(guarded, (X,), order=2)
+
+
+def test_the_derivative_reads_like_the_users_code():
+    text = pullback.source(named_exception, X, "b")
+    assert "except KeyError as caught:" in text
+    assert "failed, error = try_failed(caught)" in text
+    assert "if failed:" in text
