@@ -124,7 +124,56 @@ def bare_except_reraising_others(x, key):
     return np.sum(y)
 
 
+def loop_inside_the_block(x, stop):
+    try:
+        acc = x * 0.0
+        for i in range(5):
+            if i == stop:
+                raise ValueError("stop")
+            acc = acc + np.sin(x * i)
+        total = np.sum(acc)
+    except ValueError:
+        total = np.sum(x ** 2)
+    return total
+
+
+def recursive(x, n):
+    try:
+        if n == 0:
+            raise IndexError
+        v = recursive(x * 0.9, n - 1) + np.sum(np.cos(x))
+    except IndexError:
+        v = np.sum(x)
+    return v
+
+
+def closures_chosen(x, w):
+    fs = []
+    for k in range(3):
+        try:
+            f = [lambda v: v * w, lambda v: np.sin(v) * w][k]
+        except IndexError:
+            f = lambda v: v ** 2 * w  # noqa: E731
+        fs.append(f)
+    return sum(np.sum(f(x)) for f in fs)
+
+
+def dict_rebuilt(x):
+    d = {"a": x}
+    try:
+        d["b"] = d["a"] * 2.0
+        d["c"] = d["missing"]
+    except KeyError:
+        d = {"a": x, "b": x * 3.0}
+    return np.sum(d["b"] * d["a"])
+
+
 @pytest.mark.parametrize("fn, args", [
+    (loop_inside_the_block, (X, 3)),
+    (loop_inside_the_block, (X, 7)),
+    (recursive, (X, 3)),
+    (closures_chosen, (X, 0.7)),
+    (dict_rebuilt, (X,)),
     (jittered_cholesky, (X, 1.0)),
     (jittered_cholesky, (X, -5.0)),
     (named_exception, (X, "a")),

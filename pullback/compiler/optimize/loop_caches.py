@@ -43,14 +43,9 @@ def lower_loops(statements, bindings, namer, collect=True):
     for stmt in statements:
         if isinstance(stmt, ir.CachedLoop):
             out += _Lowering(stmt, bindings, namer, collect).statements()
-        elif isinstance(stmt, nodes.If):
-            out.append(nodes.replaced(stmt, body=lower_loops(stmt.body, bindings, namer, collect),
-                                      orelse=lower_loops(stmt.orelse, bindings, namer, collect)))
-        elif isinstance(stmt, nodes.Try):
-            handler = stmt.handlers[0]
-            out.append(nodes.replaced(stmt, body=lower_loops(stmt.body, bindings, namer, collect),
-                                      handlers=[nodes.replaced(handler, body=lower_loops(
-                                          handler.body, bindings, namer, collect))]))
+        elif isinstance(stmt, (nodes.If, nodes.Try)):
+            out.append(nodes.with_blocks(
+                stmt, lambda block: lower_loops(block, bindings, namer, collect)))
         elif isinstance(stmt, nodes.FunctionDef) and not getattr(stmt, "pullback", False):
             out.append(nodes.replaced(stmt, body=lower_loops(stmt.body, bindings, namer,
                                                              collect)))

@@ -51,9 +51,8 @@ def _pullbacks(statements, change):
             stmt = nodes.replaced(stmt, body=change(stmt.body))
         elif isinstance(stmt, ir.CachedLoop):
             stmt = nodes.replaced(stmt, step=change(stmt.step))
-        elif isinstance(stmt, nodes.If):
-            stmt = nodes.replaced(stmt, body=_pullbacks(stmt.body, change),
-                                  orelse=_pullbacks(stmt.orelse, change))
+        elif isinstance(stmt, (nodes.If, nodes.Try)):
+            stmt = nodes.with_blocks(stmt, lambda block: _pullbacks(block, change))
         elif isinstance(stmt, nodes.FunctionDef) and not hasattr(stmt, "captured"):
             stmt = nodes.replaced(stmt, body=_pullbacks(stmt.body, change))
         out.append(stmt)

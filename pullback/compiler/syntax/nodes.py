@@ -370,10 +370,14 @@ def replaced(node, **fields):
 
 
 def with_blocks(stmt, rewrite):
-    """`stmt` with `rewrite` applied to its blocks when it is an `if`, `for` or `while`
-    (a copy), else `stmt` itself."""
+    """`stmt` with `rewrite` applied to its blocks when it is an `if`, `for`, `while` or
+    `try` (a copy), else `stmt` itself."""
     if isinstance(stmt, (gast.If, gast.For, gast.While)):
         return replaced(stmt, body=rewrite(stmt.body), orelse=rewrite(stmt.orelse))
+    if isinstance(stmt, gast.Try):
+        return replaced(stmt, body=rewrite(stmt.body), orelse=rewrite(stmt.orelse),
+                        finalbody=rewrite(stmt.finalbody),
+                        handlers=[replaced(h, body=rewrite(h.body)) for h in stmt.handlers])
     return stmt
 
 
