@@ -168,7 +168,20 @@ def dict_rebuilt(x):
     return np.sum(d["b"] * d["a"])
 
 
+def in_a_loop_of_constants(x):
+    total = 0.0
+    for i in range(3):
+        try:
+            if i == 1:
+                raise ValueError
+            total = total + i
+        except ValueError:
+            total = total - 1.0
+    return x * total
+
+
 @pytest.mark.parametrize("fn, args", [
+    (in_a_loop_of_constants, (X,)),
     (loop_inside_the_block, (X, 3)),
     (loop_inside_the_block, (X, 7)),
     (recursive, (X, 3)),

@@ -19,6 +19,7 @@ import numpy as np
 import pytest
 
 import pullback
+from pullback.runtime import records
 from pullback.testing import check_grads
 
 X = np.array([0.5, -1.5, 2.0])
@@ -258,6 +259,52 @@ def records_in_a_loop(x):
     return np.sum(p.w * p.w) + sum(np.sum(s.w) * s.b for s in states)
 
 
+def replaced_records(x):
+    p = Params(x * 2.0)
+    for _ in range(3):
+        p = dataclasses.replace(p, w=p.w - 0.1 * x * p.b)
+    q = dataclasses.replace(p, b=np.sum(x))
+    t = Pair(x, 2.0)._replace(b=x * x)
+    return np.sum(q.w * q.b) + np.sum(t.a * t.b)
+
+
+def built_through_the_class_of_a_value(x):
+    p = Params(x, 2.0)
+    q = type(p)(p.w * 3.0, b=p.b)
+    kinds = [Params, Pair]
+    r = kinds[1](q.w, x)
+    return np.sum(q.w) * q.b + np.sum(r.a * r.b)
+
+
+class Layer:
+    """The user's class whose __init__ only stores its parameters."""
+
+    def __init__(self, weight, bias, name="layer"):
+        self.w = weight
+        self.b = bias
+
+    def __call__(self, h):
+        return np.tanh(self.w * h + self.b)
+
+
+def plain_objects_built(x):
+    layers = [Layer(x * i, 0.5) for i in range(1, 4)]
+    h = x
+    for layer in layers:
+        h = layer(h)
+    last = Layer(weight=h, bias=np.sum(x), name="last")
+    return np.sum(last(x))
+
+
+class Scaled:
+    def __init__(self, w):
+        self.w = w * 2.0
+
+
+def computes_in_init(x):
+    return np.sum(Scaled(x).w)
+
+
 def attribute_by_getattr(x):
     p = Params(x, 2.0)
     return np.sum(p.w) * p.b
@@ -296,7 +343,8 @@ def returns_the_list_inside_a_loop(x):
     (STEP, (X,)), (mapped, (0.7, 1.3)), (mapped_over_an_array, (X,)), (filtered, (0.7,)),
     (reduced, (0.7, 1.3)), (accumulated, (0.7,)), (starmapped, (0.7,)),
     (partially_applied, (X, 1.3)), (records_built, (X,)), (named_tuples_built, (X,)),
-    (records_in_a_loop, (X,)), (attribute_by_getattr, (X,)),
+    (records_in_a_loop, (X,)), (attribute_by_getattr, (X,)), (replaced_records, (X,)),
+    (built_through_the_class_of_a_value, (X,)), (plain_objects_built, (X,)),
 ])
 def test_values_at_order_two(fn, args):
     """With respect to every argument but the ints (step counts)."""
@@ -352,6 +400,23 @@ def test_a_rule_reached_through_a_closure_variable():
     a Python function with a derivative rule is that primitive, not its source."""
     pytest.importorskip("scipy")
     check_grads(rule_through_a_closure, (X,), order=2)
+
+
+def test_which_classes_are_built_as_records():
+    class Derived(Layer):
+        pass
+
+    class Checked(Layer):
+        def __setattr__(self, name, value):
+            object.__setattr__(self, name, value)
+
+    assert records.init_fields(Layer) == {"weight": "w", "bias": "b", "name": None}
+    assert records.init_fields(Derived) == records.init_fields(Layer)
+    assert records.init_fields(Params) == {"w": "w", "b": "b"}
+    assert records.init_fields(Scaled) is None
+    assert records.init_fields(Checked) is None
+    assert records.init_fields(Axes) is None
+    assert records.init_fields(dict) is None
 
 
 def test_getattr_of_a_record_is_its_field():
@@ -431,6 +496,8 @@ def pairs_of_values(x):
     (writes_out, 2, "np.multiply updates a value in place"),
     (user_update_read_later, 2, "calling scale updates y in place, and y is read at line"),
     (pairs_of_values, 1, r"dict\(items, key=value\) with differentiable items"),
+    (computes_in_init, 1, r"calling class .*Scaled with a differentiable argument: .* "
+                          r"make it a dataclass"),
     (keeps_a_derivative_in_a_global, 2, "SCALE is declared global or nonlocal and is "
                                         "assigned a differentiable value"),
 ])

@@ -486,6 +486,26 @@ def _make_wrapper(primitive, count):
     return namespace[name]
 
 
+def record_wrapper(cls, count, keywords):
+    """A one-line Python function building record class `cls` (a dataclass or a named
+    tuple) from `count` positional arguments and the keyword arguments `keywords`, for
+    `forward` to transform where the class is reached through a value (`type(p)(...)`):
+    the wrapper calls it by name, a build of the record (`Interpreter.record_call`)."""
+    key = (id(cls), count, keywords)
+    wrapper = _WRAPPERS.get(key)
+    if wrapper is None or wrapper.__globals__["record"] is not cls:
+        params = [f"a{i}" for i in range(count)] + list(keywords)
+        call = ", ".join(params[:count] + [f"{k}={k}" for k in keywords])
+        name = re.sub(r"\W", "_", cls.__name__)
+        text = f"def {name}({', '.join(params)}):\n    return record({call})\n"
+        filename = f"<pullback record {cls.__qualname__}, {count} positional arguments>"
+        emit.register(filename, text)
+        namespace = {"record": cls}
+        exec(compile(text, filename, "exec"), namespace)
+        wrapper = _WRAPPERS[key] = namespace[name]
+    return wrapper
+
+
 def _accepts(primitive, param):
     """Whether `primitive` takes parameter `param` of its rule: one rule may serve
     primitives of other signatures (`np.copy` takes `subok`, `ndarray.copy` does not).

@@ -63,6 +63,7 @@ nondifferentiable(
     introspection.is_bound_method, introspection.is_python_function,
     introspection.is_user_function, dispatch.run_as_is, dispatch.transformed_as_python,
     dispatch.python_version, registry.implementation_of, registry.method_implementation,
+    registry.object_method,
     dispatch.method_name, dispatch.method_function,
     dispatch.module_attribute, introspection.is_module, records.is_record, records.is_named_tuple,
     custom.vjp_of, custom.check_cotangents, debugging.check_nan,

@@ -23,6 +23,7 @@ import inspect
 _SPECS = {}
 _UPDATING_METHODS = set()
 _METHOD_VERSIONS = {}  # (class, method name) -> the Python version of the method
+_OBJECT_METHODS = []  # (test, method name, version): see implements_method
 
 
 class _Cotangents:
@@ -270,6 +271,27 @@ def method_implementation(obj, name):
     return _METHOD_VERSIONS.get((type(obj), name))
 
 
+def implements_method(name, test):
+    """Register the decorated function as the Python version of method `name` of every
+    object passing `test` (named tuples' `_replace`, which each class defines anew),
+    taking the object as its first argument, as the method's function does."""
+
+    def register(version):
+        _OBJECT_METHODS.append((test, name, version))
+        return version
+
+    return register
+
+
+def object_method(obj, name):
+    """The Python version of method `name` of `obj` registered with `implements_method`,
+    taking the object first, or None."""
+    for test, method, version in _OBJECT_METHODS:
+        if method == name and test(obj):
+            return version
+    return None
+
+
 def _register(primitive, **fields):
     """A new spec of `primitive`, in place of the one it had."""
     _check_fields(fields)
@@ -339,6 +361,18 @@ def key(fn):
     except TypeError:
         return id(fn)
     return fn
+
+
+def no_rule_message(fn):
+    """Why a call of `fn` with a differentiable argument is refused, and what to do."""
+    name = describe(fn)
+    if isinstance(fn, type):
+        return (f"calling class {name} with a differentiable argument: pullback builds "
+                "dataclasses, named tuples, and objects whose __init__ only stores its "
+                "parameters (self.w = w); make it a dataclass, or compute the values before "
+                "the call")
+    return (f"no derivative rule for {name}, called here with a differentiable argument; "
+            f"register one with @pullback.adjoint({name}) (see docs/rules.md)")
 
 
 def describe(fn):

@@ -39,7 +39,7 @@ def forward(fn, *args, **kwargs):
     vjp = custom.vjp_of(fn)
     if vjp is not None:
         return custom.custom_forward(vjp[0], vjp[1], *args, **kwargs)
-    target = fn if transformed_as_python(fn) else python_version(fn, len(args))
+    target = fn if transformed_as_python(fn) else python_version(fn, len(args), tuple(kwargs))
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))
     kinds = transform.param_kinds(target, args, kwargs)
@@ -58,7 +58,8 @@ def forward_method(obj, name, *args, **kwargs):
     version = registry.method_implementation(obj, name)
     if version is not None:
         return forward(version, *args, **kwargs)
-    value, pullback = forward(method_function(obj, name), obj, *args, **kwargs)
+    fn = registry.object_method(obj, name) or method_function(obj, name)
+    value, pullback = forward(fn, obj, *args, **kwargs)
     return value, method_pullback(pullback)
 
 
@@ -143,20 +144,18 @@ def transformed_as_python(fn):
         not registry.is_nondifferentiable(fn))
 
 
-def python_version(fn, count=None):
+def python_version(fn, count=None, keywords=()):
     """The Python function to transform for callable `fn` called with `count`
-    positional arguments: the wrapper of a primitive, or None for a
-    non-differentiable function. Anything else has no derivative."""
+    positional arguments and keyword arguments `keywords`: the wrapper of a primitive
+    or of a record class, or None for a non-differentiable function. Anything else has
+    no derivative."""
     if registry.rule_for(fn) is not None:
         return transform.primitive_wrapper(fn, count)
+    if records.init_fields(fn) is not None:
+        return transform.record_wrapper(fn, count, keywords)
     if registry.is_nondifferentiable(fn):
         return None
-    name = registry.describe(fn)
-    raise TransformError(
-        f"no derivative rule for {name}; register one with @pullback.adjoint({name}) "
-        "(see docs/rules.md)",
-        construct=name,
-    )
+    raise TransformError(registry.no_rule_message(fn), construct=registry.describe(fn))
 
 
 def method_object(method):

@@ -8,13 +8,17 @@ cotangents (see `cotangents.materialize`). Reading `p.w` is a primitive with
 a derivative rule, whose maps are here with their transposes.
 """
 
+import ast
 import copy
 import dataclasses
+import inspect
+import textwrap
 import types
+import weakref
 
 import numpy as np
 
-from . import cotangents
+from . import cotangents, introspection
 
 
 def is_record(x):
@@ -37,16 +41,51 @@ _NOT_RECORDS = (type, types.ModuleType, types.FunctionType, types.MethodType,
 
 
 def init_fields(cls):
-    """The fields a call of class `cls` sets from its arguments, in the order its
-    `__init__` takes them: a dataclass's (those with `init`) or a named tuple's; None
-    for any other class."""
+    """`{parameter: field}`: the field a call of class `cls` sets from each parameter of
+    its `__init__`, in order: a dataclass's (those with `init`) or a named tuple's, or a
+    class whose `__init__` only stores parameters as attributes (`self.w = w`; a
+    parameter it does not store sets no field, None); None for any other class."""
     if not isinstance(cls, type):
         return None
     if dataclasses.is_dataclass(cls):
-        return [f.name for f in dataclasses.fields(cls) if f.init]
-    if issubclass(cls, tuple) and hasattr(cls, "_fields"):
-        return list(cls._fields)
-    return None
+        return {f.name: f.name for f in dataclasses.fields(cls) if f.init}
+    if issubclass(cls, tuple):
+        return {name: name for name in cls._fields} if hasattr(cls, "_fields") else None
+    if cls not in _STORING:
+        _STORING[cls] = _stored_parameters(cls)
+    return _STORING[cls]
+
+
+_STORING = weakref.WeakKeyDictionary()  # class -> its `init_fields`, for plain classes
+
+
+def _stored_parameters(cls):
+    """`init_fields` of a plain class: read from its `__init__`'s source, whose every
+    statement is `self.attribute = parameter` (or a docstring)."""
+    init = next(k.__dict__["__init__"] for k in cls.__mro__ if "__init__" in k.__dict__)
+    if not isinstance(init, types.FunctionType) or not introspection.is_user_function(init) or (
+            cls.__new__ is not object.__new__ or cls.__setattr__ is not object.__setattr__):
+        return None
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(init))).body[0]
+    except (OSError, TypeError, SyntaxError):
+        return None
+    args = tree.args
+    if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs or not args.args:
+        return None
+    this, *params = [a.arg for a in args.args]
+    fields = dict.fromkeys(params)
+    for stmt in tree.body:
+        if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
+            continue
+        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(
+            stmt.targets) == 1 else None
+        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                and target.value.id == this and isinstance(stmt.value, ast.Name)
+                and stmt.value.id in fields and fields[stmt.value.id] is None):
+            return None
+        fields[stmt.value.id] = target.attr
+    return fields
 
 
 def unrecord(g, values, names):
@@ -61,7 +100,8 @@ def rerecord(h, values, names):
     """The transpose of `unrecord`: the record's cotangent from those of its fields."""
     if h is cotangents.ZERO:
         return cotangents.ZERO
-    return {name: ct for name, ct in zip(names, h) if ct is not cotangents.ZERO}
+    return {name: ct for name, ct in zip(names, h)
+            if ct is not cotangents.ZERO and name is not None}
 
 
 def is_named_tuple(x):

@@ -38,6 +38,7 @@ MAX_STATEMENTS, MAX_DEPTH, EXPRESSION_DEPTH = 8, 2, 3
 
 HEADER = """\
 import collections
+import contextlib
 import dataclasses
 import math
 
@@ -864,6 +865,7 @@ class Generator:
             (self.alias_update, 2), (self.early_return, 2 if not sc.top else 0),
             (self.jump, 5 if sc.loop and not sc.top else 0), (self.nested_factory, 1),
             (self.function_append, 1 if sc.writable(FNS) else 0), (self.statement_only, 1),
+            (self.guarded, 2 if nested else 0), (self.context, 1 if nested else 0),
         ]
         chosen = options[self.weighted([w for _, w in options])][0]
         result = chosen(sc)
@@ -1155,6 +1157,24 @@ class Generator:
         if self.chance(50):
             lines += ["else:", *indent(self.block(sc))]
         return lines
+
+    def guarded(self, sc):
+        """`try`, the block raising when a condition holds, and a handler; maybe `else`."""
+        error = self.one_of(("ValueError", "KeyError"))
+        raising = [f"if {self.condition(sc)}:", f"    raise {error}"]
+        body = self.block(sc)
+        at = self.index(2)
+        lines = ["try:", *indent(body[:at] + raising + body[at:] if at else raising + body)]
+        lines += [f"except {self.one_of(('ValueError', '(KeyError, ValueError)'))}:",
+                  *indent(self.block(sc))]
+        if self.chance(30):
+            lines += ["else:", *indent(self.block(sc))]
+        return lines
+
+    def context(self, sc):
+        """A `with` block entering `np.errstate` or `contextlib.nullcontext`."""
+        manager = self.one_of(('np.errstate(all="ignore")', "contextlib.nullcontext()"))
+        return [f"with {manager}:", *indent(self.block(sc))]
 
     def block(self, sc, loop=None):
         """The statements of a nested block (at least one)."""

@@ -447,13 +447,15 @@ class Interpreter:
         return self.primitive(target, records.field, args, [])
 
     def record_call(self, target, cls, args, keywords):
-        """`Record(a, b=x)` of a dataclass or named tuple: a build of the record, whose
-        cotangent gives each argument its field's (`records.unrecord`)."""
-        names = records.init_fields(cls)
+        """`Record(a, b=x)` of a dataclass, a named tuple or a class whose `__init__` only
+        stores its parameters: a build of the record, whose cotangent gives each argument
+        its field's (`records.unrecord`)."""
+        fields = records.init_fields(cls)
+        names = list(fields)
         if len(args) > len(names) or any(name not in names for name, _ in keywords):
-            raise self.error(f"calling {cls.__qualname__}: its fields are {', '.join(names)}",
-                             cls.__qualname__)
-        given = list(zip(names, args)) + keywords
+            raise self.error(f"calling {cls.__qualname__}: its parameters are "
+                             f"{', '.join(names)}", cls.__qualname__)
+        given = [(fields[name], value) for name, value in list(zip(names, args)) + keywords]
         active = any(self.kind_of(value).active for _, value in given)
         self.kinds[target] = kinds.ANY if active else kinds.CONST
         if not active:
@@ -762,12 +764,7 @@ class Interpreter:
         return shapes.pop() if len(shapes) == 1 and None not in shapes else target
 
     def no_rule(self, fn):
-        name = registry.describe(fn)
-        return self.error(
-            f"no derivative rule for {name}, called here with a differentiable argument; "
-            f"register one with @pullback.adjoint({name}) (see docs/rules.md)",
-            name,
-        )
+        return self.error(registry.no_rule_message(fn), registry.describe(fn))
 
     def error(self, message, construct):
         """A TransformError at the line being read."""

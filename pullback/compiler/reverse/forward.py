@@ -187,6 +187,20 @@ class _Reverse:
         flagged = nodes.unpack([stmt.test.id, error.id], failed, stmt.lineno)
         return nodes.try_(block, types, caught, [flagged] + handler, stmt.lineno)
 
+    def attempts(self, statements):
+        """ANF `statements` run as they are (a loop without differentiable values), each
+        try statement's `if` in them written as the `try` it stands for."""
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, nodes.FunctionDef):
+                stmt.body = self.attempts(stmt.body)
+            elif isinstance(stmt, nodes.If):
+                body, orelse = self.attempts(stmt.body), self.attempts(stmt.orelse)
+                stmt = (self.attempt(stmt, body, orelse) if getattr(stmt, "attempt", None)
+                        else nodes.replaced(stmt, body=body, orelse=orelse))
+            out.append(stmt)
+        return out
+
     def forward_statement(self, stmt):
         """The forward code and the op of a statement other than an `if`: by the
         `Step` the interpreter made of it, from the table `EMIT`."""
@@ -374,7 +388,8 @@ class _Reverse:
             helper = getattr(node, "helper", None)
             if helper is not None:
                 node.func = nodes.name(self.bindings.helper(node.func.id, helper))
-        return [step.callee, nodes.assign(step.target, stmt.value, self.lineno)], None
+        callee = self.attempts([step.callee])[0]
+        return [callee, nodes.assign(step.target, stmt.value, self.lineno)], None
 
     def loop_body(self, stmt, step):
         """A loop's body is transformed where the loop calls it."""
