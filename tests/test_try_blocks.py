@@ -180,7 +180,52 @@ def in_a_loop_of_constants(x):
     return x * total
 
 
+def returns_in_the_middle(x, key):
+    try:
+        if key == "b":
+            return np.sum(x)
+        y = x * 2.0
+    except KeyError:
+        y = x
+    return np.sum(y)
+
+
+def skips_bad_items(x, keys):
+    total = 0.0
+    for i, key in enumerate(keys):
+        try:
+            scale = {"a": 2.0, "b": 3.0}[key]
+        except KeyError:
+            if i > 2:
+                break
+            continue
+        total = total + np.sum(np.sin(x * scale))
+    return total
+
+
+def exits_from_the_block(x, limit):
+    total = 0.0
+    for i in range(4):
+        try:
+            if i == limit:
+                break
+            if i == 1:
+                continue
+            total = total + np.sum(x ** i) * [1.0, 2.0, 3.0][i]
+        except IndexError:
+            return total * 2.0
+        else:
+            total = total * 0.5
+    return total
+
+
 @pytest.mark.parametrize("fn, args", [
+    (returns_in_the_middle, (X, "a")),
+    (returns_in_the_middle, (X, "b")),
+    (skips_bad_items, (X, "axbyzc")),
+    (skips_bad_items, (X, "xab")),
+    (exits_from_the_block, (X, 2)),
+    (exits_from_the_block, (X, 9)),
     (in_a_loop_of_constants, (X,)),
     (loop_inside_the_block, (X, 3)),
     (loop_inside_the_block, (X, 7)),
@@ -252,16 +297,6 @@ def partial_then_read_after(x, key):
     return np.sum(z * y)
 
 
-def returns_in_the_middle(x, key):
-    try:
-        if key == "b":
-            return np.sum(x)
-        y = x * 2.0
-    except KeyError:
-        y = x
-    return np.sum(y)
-
-
 def with_inside(x):
     try:
         with np.errstate(all="ignore"):
@@ -269,6 +304,17 @@ def with_inside(x):
     except KeyError:
         y = x
     return y
+
+
+def returns_in_a_loop(x, key):
+    try:
+        for v in x:
+            if v > 1.0:
+                return v * {"a": 2.0}[key]
+        y = x
+    except KeyError:
+        y = x * 2.0
+    return np.sum(y)
 
 
 def with_finally(x):
@@ -282,7 +328,7 @@ def with_finally(x):
 @pytest.mark.parametrize("fn, offset, message", [
     (partial_then_read, 5, "reading y after an exception in the try block that assigns it"),
     (partial_then_read_after, 4, "reading y after an exception in the try block that"),
-    (returns_in_the_middle, 3, "a return inside a try statement"),
+    (returns_in_a_loop, 4, "a return inside a loop inside a try statement"),
     (with_finally, 4, "a finally clause"),
     (with_inside, 2, "a with block inside a try block"),
 ])

@@ -18,9 +18,10 @@ did not run at all. Python's differs when a variable the block assigned before i
 raised is read on that path: such a variable is refused, unless its assignment is
 the block's last statement (after which nothing in the block can raise).
 
-A `return` ending the block, the handler or the else clause sets `result` and a flag,
-and the function returns after the statement; any other `return`, `break` or
-`continue` inside the statement, and `finally`, are refused.
+A `return`, `break` or `continue` inside the statement sets a flag (and `result`),
+what follows it in its part runs only when no flag is set, and after the statement
+`if returned: return result` (`break`, `continue`) leaves as it would have. A `return`
+inside a loop inside the statement, and `finally`, are refused.
 """
 
 from ...errors import unsupported
@@ -76,9 +77,7 @@ class _Lowering:
         if generated:  # its `failed, error = try_failed(caught)` is made again, as its own
             flagged = handlers_[0].body[0].targets[0].elts
             handlers_ = [nodes.replaced(handlers_[0], body=handlers_[0].body[1:])]
-        parts = [stmt.body] + [h.body for h in handlers_] + [stmt.orelse]
-        returned = any(part and isinstance(part[-1], nodes.Return) for part in parts)
-        self.refuse_exits(parts)
+        self.refuse_returns_in_loops([stmt.body, stmt.orelse] + [h.body for h in handlers_])
         if not generated:
             self.check_live(stmt.body, handlers_, after)
         if generated:  # its `failed, error = try_started()` comes before it
@@ -87,38 +86,22 @@ class _Lowering:
             failed, error = self.namer.fresh("failed"), self.namer.fresh("error")
             out = [nodes.unpack([failed, error], self.helper_call(handlers.try_started, []),
                                 lineno)]
-        result = self.namer.fresh("result") if returned else None
-        flag = self.namer.fresh("returned") if returned else None
-        if returned:
-            out += [nodes.assign(result, nodes.constant(None), lineno),
-                    nodes.assign(flag, nodes.constant(False), lineno)]
-        body = self.part(stmt.body, result, flag, after)
-        handler = self.handlers(handlers_, error, result, flag, after)
+        exits = _Exits(self.namer)
+        body = exits.lowered(self.block(stmt.body, after))
+        left_block = list(exits.flags.values())
+        handler = self.handlers(handlers_, error, exits, after)
         attempt = nodes.if_(nodes.name(failed), handler, body, lineno)
         types = [_types(h) for h in handlers_]
         attempt.attempt = (types[0] if len(types) == 1 else self.helper_call(
             handlers.caught_types, types), nodes.name(error))
-        out.append(attempt)
-        if stmt.orelse:
-            out.append(nodes.if_(nodes.name(failed), [nodes.pass_(lineno)],
-                                 self.part(stmt.orelse, result, flag, after), lineno))
-        if returned:
-            out.append(nodes.if_(nodes.name(flag), [nodes.return_(nodes.name(result), lineno)],
-                                 [], lineno))
-        return out
+        orelse = exits.lowered(self.block(stmt.orelse, after))
+        out += exits.initial(lineno) + [attempt]
+        if orelse:
+            out.append(nodes.if_(nodes.name(failed), [nodes.pass_(lineno)], [
+                _unless(left_block, orelse, lineno)] if left_block else orelse, lineno))
+        return out + exits.after(lineno)
 
-    def part(self, statements, result, flag, after):
-        """A block, handler or else clause lowered; its final `return e` sets the result."""
-        statements = self.block(statements, after)
-        if statements and isinstance(statements[-1], nodes.Return):
-            last = statements[-1]
-            value = last.value if last.value is not None else nodes.constant(None)
-            lineno = nodes.lineno_of(last)
-            statements = statements[:-1] + [nodes.assign(result, value, lineno),
-                                             nodes.assign(flag, nodes.constant(True), lineno)]
-        return statements
-
-    def handlers(self, handlers_, error, result, flag, after):
+    def handlers(self, handlers_, error, exits, after):
         """The handlers as one block: `name = error` where a handler names the exception,
         and `isinstance` tests where there are several."""
         blocks = []
@@ -126,25 +109,23 @@ class _Lowering:
             lineno = nodes.lineno_of(handler)
             bound = [] if handler.name is None else [
                 nodes.assign(handler.name.id, nodes.name(error), lineno)]
-            blocks.append((handler, bound + self.part(handler.body, result, flag, after)))
+            blocks.append((handler, bound + exits.lowered(self.block(handler.body, after))))
         chosen = blocks[-1][1]
         for handler, block in reversed(blocks[:-1]):
             test = nodes.call(nodes.name("isinstance"), [nodes.name(error), _types(handler)])
             chosen = [nodes.if_(test, block, chosen, nodes.lineno_of(handler))]
         return chosen or [nodes.pass_(nodes.lineno_of(handlers_[0]))]
 
-    def refuse_exits(self, parts):
-        """Refuse a `return`, `break` or `continue` leaving the statement other than a
-        `return` ending one of its parts."""
-        for part in parts:
-            for i, stmt in enumerate(part):
-                last = i == len(part) - 1
-                for node in _exits([stmt]):
-                    if not (last and node is stmt and isinstance(stmt, nodes.Return)):
-                        raise unsupported(
-                            f"a {type(node).__name__.lower()} inside a try statement", node,
-                            self.origin, "only at the end of the try block, a handler or "
-                            "the else clause: set a variable, and return after the statement")
+    def refuse_returns_in_loops(self, parts):
+        """Refuse a `return` inside a loop inside the statement: the loop's own exits
+        would have to carry it out of the statement."""
+        for loop in (n for n in _own([s for part in parts for s in part])
+                     if isinstance(n, _LOOPS)):
+            for node in _own(loop.body + loop.orelse):
+                if isinstance(node, nodes.Return):
+                    raise unsupported("a return inside a loop inside a try statement", node,
+                                      self.origin, "set a variable and break, and return "
+                                      "after the loop")
 
     def check_live(self, block, handlers_, after):
         """Refuse a variable the try block assigns before its last statement that the
@@ -182,6 +163,69 @@ class _Lowering:
         call = nodes.call(nodes.name(self.names[helper]), args)
         call.helper = helper
         return call
+
+
+class _Exits:
+    """The `return`s, `break`s and `continue`s leaving one try statement, as flags set
+    where they were, tested after the statement (`if returned: return result`)."""
+
+    KINDS = {nodes.Return: "returned", nodes.Break: "broke", nodes.Continue: "continued"}
+
+    def __init__(self, namer):
+        self.namer = namer
+        self.flags = {}  # exit statement class -> its flag's name
+        self.result = None
+
+    def lowered(self, statements):
+        """`statements` with each exit setting its flag, and what follows a statement that
+        may exit run only when it did not."""
+        out = []
+        for i, stmt in enumerate(statements):
+            if isinstance(stmt, _EXITS):
+                return out + self.taken(stmt)
+            if isinstance(stmt, nodes.If) and next(_exits([stmt]), None) is not None:
+                stmt.body, stmt.orelse = self.lowered(stmt.body), self.lowered(stmt.orelse)
+                rest = statements[i + 1:]
+                guarded = [_unless(list(self.flags.values()), self.lowered(rest),
+                                   nodes.lineno_of(rest[0]))] if rest else []
+                return out + [stmt] + guarded
+            out.append(stmt)
+        return out
+
+    def taken(self, stmt):
+        """The statements standing for exit `stmt`: its flag set, and `result` for a return."""
+        lineno = nodes.lineno_of(stmt)
+        kind = type(stmt)
+        if kind not in self.flags:
+            self.flags[kind] = self.namer.fresh(self.KINDS[kind])
+        out = [nodes.assign(self.flags[kind], nodes.constant(True), lineno)]
+        if kind is nodes.Return:
+            self.result = self.result or self.namer.fresh("result")
+            value = stmt.value if stmt.value is not None else nodes.constant(None)
+            out.insert(0, nodes.assign(self.result, value, lineno))
+        return out
+
+    def initial(self, lineno):
+        """The flags, and the result, before the statement."""
+        out = [nodes.assign(flag, nodes.constant(False), lineno) for flag in self.flags.values()]
+        if self.result is not None:
+            out.append(nodes.assign(self.result, nodes.constant(None), lineno))
+        return out
+
+    def after(self, lineno):
+        """The exits taken after the statement, by their flags."""
+        exits = {nodes.Return: lambda: nodes.return_(nodes.name(self.result), lineno),
+                 nodes.Break: lambda: nodes.located(nodes.Break(), lineno),
+                 nodes.Continue: lambda: nodes.located(nodes.Continue(), lineno)}
+        return [nodes.if_(nodes.name(flag), [exits[kind]()], [], lineno)
+                for kind, flag in self.flags.items()]
+
+
+def _unless(flags, statements, lineno):
+    """`statements` run when none of `flags` is set."""
+    tested = [nodes.name(f) for f in flags]
+    test = tested[0] if len(tested) == 1 else nodes.BoolOp(op=nodes.Or(), values=tested)
+    return nodes.if_(test, [nodes.pass_(lineno)], statements, lineno)
 
 
 def _types(handler):
