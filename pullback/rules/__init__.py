@@ -4,7 +4,8 @@
 table of rules. Every other module here reads like a table: the primitive, then
 the cotangent of each of its differentiable arguments. `register_all()` imports
 them, which registers their rules; scipy.special's and scipy.linalg's rules, and the
-Python versions of scipy.stats's distributions, are registered when SciPy is installed.
+Python versions of scipy.stats's distributions and of scipy.integrate.odeint, are
+registered when SciPy is installed.
 """
 
 import importlib
@@ -33,6 +34,7 @@ def register_all():
     for family in FAMILIES:
         importlib.import_module(f"{__name__}.{family}")
     if importlib.util.find_spec("scipy") is not None:
+        importlib.import_module(f"{__name__}.scipy_integrate")
         importlib.import_module(f"{__name__}.scipy_special")
         importlib.import_module(f"{__name__}.scipy_linalg")
         importlib.import_module(f"{__name__}.scipy_stats")

@@ -513,6 +513,7 @@ class Interpreter:
                 if value.keywords or is_split(value):
                     raise self.error(f"{fn.__qualname__} has a custom derivative: call it with "
                                      "positional arguments only", fn.__qualname__)
+                self.check_refused(fn, args, [])
                 self.kinds[target] = kinds.ANY
                 return Step("custom", target, fn)
             if fn is mutation.with_member:  # a set comprehension
