@@ -59,6 +59,11 @@ TABLE = [
     ("gradient_edge_order_2", lambda x: sin_sum(np.gradient(x, 0.3, edge_order=2)),
      (normal(5),)),
     ("gradient_shortest", lambda x: sin_sum(np.gradient(x)), (normal(2),)),
+    ("gradient_at_points", lambda f, x: sin_sum(np.gradient(f, x)),
+     (normal(6), np.cumsum(np.abs(normal(6))) + 0.5)),
+    ("gradient_at_points_second_order",
+     lambda f, x: sin_sum(np.gradient(f, x, axis=1, edge_order=2)),
+     (normal(3, 5), np.cumsum(np.abs(normal(5))) + 0.5)),
     ("select", lambda x, y: sin_sum(np.select(CONDITIONS, [x, y])), (normal(3, 4), normal(3, 4))),
     ("select_default", lambda x, y, c: sin_sum(np.select(CONDITIONS, [x ** 2, y], c)),
      (normal(3, 4), normal(4), 0.7)),
@@ -90,6 +95,13 @@ TABLE = [
      (normal(5, 3), normal(5))),
     ("lstsq_all", lstsq_all, (normal(5, 3), normal(5, 2))),
     ("pinv_square", lambda a: sin_sum(np.linalg.pinv(a)), (3.0 * np.eye(3) + normal(3, 3),)),
+    # rank-deficient: the derivative along matrices of that rank (products of factors)
+    ("pinv_rank_deficient", lambda u, v: sin_sum(np.linalg.pinv(u @ v)),
+     (normal(4, 2), normal(2, 3))),
+    ("pinv_hermitian_rank_deficient",
+     lambda u: sin_sum(np.linalg.pinv(u @ u.T, hermitian=True)), (normal(4, 2),)),
+    ("lstsq_rank_deficient", lambda u, v, b: sin_sum(np.linalg.lstsq(u @ v, b, rcond=None)[0]),
+     (normal(4, 2), normal(2, 3), normal(4))),
     # np.real: NumPy 2.5 and later give complex arrays for real eigenvalues too
     ("eig_values", lambda a: sin_sum(np.real(np.linalg.eig(a)[0])), (spread(3),)),
     ("eig_vectors", lambda a: sin_sum(np.real(np.linalg.eig(a)[1]) ** 2), (spread(3),)),
@@ -114,6 +126,11 @@ GRADIENT_CALLS = [
     ((normal(3, 4).astype(np.float32), 0.1), {"edge_order": 2}),
     ((np.arange(6),), {}),
     (([1.0, 4.0, 9.0],), {}),
+    ((normal(6), np.cumsum(np.abs(normal(6))) + 0.1), {}),
+    ((normal(6), np.cumsum(np.abs(normal(6))) + 0.1), {"edge_order": 2}),
+    ((normal(4, 5), np.arange(4) * 0.5, np.cumsum(np.abs(normal(5)))), {"edge_order": 2}),
+    ((normal(3, 5), np.array([0, 1, 3, 4, 7])), {"axis": 1}),
+    ((normal(5), np.linspace(0.0, 1.0, 5)), {}),
 ]
 
 
@@ -132,11 +149,6 @@ def test_select_is_numpys():
         assert np.array_equal(ours, np.select(CONDITIONS, [x, y], default))
     assert np.array_equal(numpy_python.select([True, False], [1.0, 2.0]),
                           np.select([True, False], [1.0, 2.0]))
-
-
-def test_gradient_with_coordinates_is_refused():
-    with pytest.raises(TypeError, match="scalar spacings"):
-        pullback.grad(lambda x: np.sum(np.gradient(x, np.arange(4.0)) ** 2))(normal(4))
 
 
 def test_gradient_with_coordinates_of_a_constant_is_numpys():

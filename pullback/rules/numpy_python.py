@@ -14,9 +14,10 @@ from pullback.runtime.cotangents import normalize_axis
 
 @implemented_by(np.gradient)
 def gradient(f, *varargs, axis=None, edge_order=1):
-    """`np.gradient(f, *varargs, axis=axis, edge_order=edge_order)` for scalar spacings
-    (none, one for every axis, or one per axis): central differences inside, one-sided
-    differences of order `edge_order` at the ends."""
+    """`np.gradient(f, *varargs, axis=axis, edge_order=edge_order)`: central differences
+    inside, one-sided differences of order `edge_order` at the ends, for spacings (none,
+    one for every axis, or one per axis) that are scalars or the coordinates of the
+    points along their axis, differentiable too."""
     f = np.asarray(f)
     if not np.issubdtype(f.dtype, np.inexact):
         f = np.asarray(f, dtype=np.float64)
@@ -27,10 +28,10 @@ def gradient(f, *varargs, axis=None, edge_order=1):
 
 
 def _spacings(varargs, count):
-    """The spacing along each of `count` axes, from `np.gradient`'s `varargs`."""
-    if any(np.ndim(h) != 0 for h in varargs):
-        raise TypeError("pullback differentiates np.gradient with scalar spacings only, "
-                        "not coordinates along an axis")
+    """The spacing along each of `count` axes, from `np.gradient`'s `varargs`: a scalar,
+    or the coordinates of the points."""
+    if any(np.ndim(h) > 1 for h in varargs):
+        raise ValueError("distances must be either scalars or 1d")
     if not varargs:
         return [1.0 for _ in range(count)]
     if len(varargs) == 1:
@@ -41,12 +42,21 @@ def _spacings(varargs, count):
 
 
 def _differences(f, axis, h, edge_order):
-    """`np.gradient` of `f` along `axis` alone, its points `h` apart."""
+    """`np.gradient` of `f` along `axis` alone, its points `h` apart, or at the
+    coordinates `h`."""
     if edge_order not in (1, 2):
         raise ValueError("'edge_order' greater than 2 not supported")
     if np.shape(f)[axis] < edge_order + 1:
         raise ValueError("Shape of array too small to calculate a numerical gradient, "
                          "at least (edge_order + 1) elements are required.")
+    if np.ndim(h) == 1:
+        if len(h) != np.shape(f)[axis]:
+            raise ValueError("when 1d, distances must match the length of the "
+                             "corresponding dimension")
+        steps = np.diff(np.asarray(h) * 1.0)
+        if not np.all(steps == steps[0]):
+            return _uneven_differences(f, axis, steps, edge_order)
+        h = steps[0]
     inside = (_part(f, axis, 2, None) - _part(f, axis, None, -2)) / (2.0 * h)
     if edge_order == 1:
         first = (_part(f, axis, 1, 2) - _part(f, axis, 0, 1)) / h
@@ -56,6 +66,34 @@ def _differences(f, axis, h, edge_order):
                  + -0.5 / h * _part(f, axis, 2, 3))
         last = (0.5 / h * _part(f, axis, -3, -2) + -2.0 / h * _part(f, axis, -2, -1)
                 + 1.5 / h * _part(f, axis, -1, None))
+    return np.asarray(np.concatenate([first, inside, last], axis=axis), dtype=f.dtype)
+
+
+def _uneven_differences(f, axis, steps, edge_order):
+    """`np.gradient` of `f` along `axis` at points `steps` apart (not all equal): NumPy's
+    second-order formulas for uneven spacing."""
+    along = [1] * np.ndim(f)
+    along[axis] = -1
+
+    def weights(values):
+        return np.reshape(values, along)
+
+    before, after = steps[:-1], steps[1:]
+    inside = (weights(-after / (before * (before + after))) * _part(f, axis, None, -2)
+              + weights((after - before) / (before * after)) * _part(f, axis, 1, -1)
+              + weights(before / (after * (before + after))) * _part(f, axis, 2, None))
+    if edge_order == 1:
+        first = (_part(f, axis, 1, 2) - _part(f, axis, 0, 1)) / steps[0]
+        last = (_part(f, axis, -1, None) - _part(f, axis, -2, -1)) / steps[-1]
+    else:
+        h1, h2 = steps[0], steps[1]
+        first = (-(2.0 * h1 + h2) / (h1 * (h1 + h2)) * _part(f, axis, 0, 1)
+                 + (h1 + h2) / (h1 * h2) * _part(f, axis, 1, 2)
+                 - h1 / (h2 * (h1 + h2)) * _part(f, axis, 2, 3))
+        h1, h2 = steps[-2], steps[-1]
+        last = (h2 / (h1 * (h1 + h2)) * _part(f, axis, -3, -2)
+                - (h2 + h1) / (h1 * h2) * _part(f, axis, -2, -1)
+                + (2.0 * h2 + h1) / (h2 * (h1 + h2)) * _part(f, axis, -1, None))
     return np.asarray(np.concatenate([first, inside, last], axis=axis), dtype=f.dtype)
 
 
