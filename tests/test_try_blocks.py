@@ -219,7 +219,25 @@ def exits_from_the_block(x, limit):
     return total
 
 
+def returns_from_loops(x, key, limit):
+    try:
+        for i in range(3):
+            for v in x:
+                if v * i > limit:
+                    return v * {"a": 2.0}[key] + i
+            else:
+                if i == 2:
+                    return np.sum(x) * 3.0
+        y = x
+    except KeyError:
+        y = x * 2.0
+    return np.sum(y)
+
+
 @pytest.mark.parametrize("fn, args", [
+    (returns_from_loops, (X, "a", 1.0)),
+    (returns_from_loops, (X, "b", 1.0)),
+    (returns_from_loops, (X, "a", 100.0)),
     (returns_in_the_middle, (X, "a")),
     (returns_in_the_middle, (X, "b")),
     (skips_bad_items, (X, "axbyzc")),
@@ -306,17 +324,6 @@ def with_inside(x):
     return y
 
 
-def returns_in_a_loop(x, key):
-    try:
-        for v in x:
-            if v > 1.0:
-                return v * {"a": 2.0}[key]
-        y = x
-    except KeyError:
-        y = x * 2.0
-    return np.sum(y)
-
-
 def with_finally(x):
     try:
         y = x * 2.0
@@ -328,7 +335,6 @@ def with_finally(x):
 @pytest.mark.parametrize("fn, offset, message", [
     (partial_then_read, 5, "reading y after an exception in the try block that assigns it"),
     (partial_then_read_after, 4, "reading y after an exception in the try block that"),
-    (returns_in_a_loop, 4, "a return inside a loop inside a try statement"),
     (with_finally, 4, "a finally clause"),
     (with_inside, 2, "a with block inside a try block"),
 ])

@@ -462,7 +462,7 @@ class Generator:
         options = [self.closure_call, self.lambda_call, self.container_call]
         if sc.helpers:
             options += [self.helper_call, self.apply_call, self.recursive_call,
-                        self.factory_call]
+                        self.factory_call, self.generator_call]
         if sc.of(R):
             options.append(self.method_call)
         return options[self.pick(len(options))](sc, d)
@@ -549,6 +549,15 @@ class Generator:
         if name.startswith("iterate"):
             return f"{name}({self.function_value(sc, d)}, {self.scalar(sc, d)}, {depth})"
         return f"{name}({self.scalar(sc, d)}, {depth})"
+
+    def generator_call(self, sc, d):
+        """A module-level generator, consumed by `sum`, `max`, `list` or a generator
+        expression."""
+        name, a = self.generator(), self.scalar(sc, d)
+        n = 1 + self.pick(3)
+        return self.one_of((f"sum({name}({a}, {n}))", f"max({name}({a}, {n}))",
+                            f"list({name}({a}, {n}))[0]",
+                            f"sum(t * 0.5 for t in {name}({a}, {n}))"))
 
     def factory_call(self, sc, d):
         """`make(c)(e)`: a function made by a factory, called at once."""
@@ -650,6 +659,24 @@ class Generator:
             f"    return a if n == 0 else {other}({self.scalar(sc, 1)}, n - 1)",
             "", "", f"def {other}(a, n):",
             f"    return a if n == 0 else {name}({self.scalar(sc, 1)}, n - 1)"])
+
+    def generator(self):
+        """`def gen(a, n)`: yields from a loop, maybe under a condition, maybe from a list
+        too (always at least one item)."""
+        def make(name):
+            sc = self.helper_scope("a")
+            sc.add(Var("k", INT))
+            item = self.scalar(sc, 2)
+            lines = [f"def {name}(a, n):", f"    yield {self.scalar(self.helper_scope('a'), 1)}",
+                     "    for k in range(n):"]
+            if self.chance(40):
+                lines += [f"        if {self.condition(sc)}:", f"            yield {item}"]
+            else:
+                lines += [f"        yield {item}"]
+            if self.chance(40):
+                lines += ["    yield from [a, a * 0.5]"]
+            return "\n".join(lines)
+        return self.define("generator", "gen", make)
 
     def factory(self):
         """`def make(c): def h(a, b=c): ...; return h`: one code object, many functions."""
@@ -866,6 +893,7 @@ class Generator:
             (self.jump, 5 if sc.loop and not sc.top else 0), (self.nested_factory, 1),
             (self.function_append, 1 if sc.writable(FNS) else 0), (self.statement_only, 1),
             (self.guarded, 2 if nested else 0), (self.context, 1 if nested else 0),
+            (self.record_rebuild, 2 if sc.writable(P, R) else 0),
         ]
         chosen = options[self.weighted([w for _, w in options])][0]
         result = chosen(sc)
@@ -1170,6 +1198,24 @@ class Generator:
         if self.chance(30):
             lines += ["else:", *indent(self.block(sc))]
         return lines
+
+    def record_rebuild(self, sc):
+        """A record variable made anew: `dataclasses.replace`, `_replace`, or its class
+        called, by name or through `type(...)`."""
+        var = self.update_target(sc, P, R)
+        if var is None:
+            return self.assignment(sc)
+        value = wrap(self.scalar(sc, 2))
+        if var.type == P:
+            text = self.one_of((f"{var.name}._replace(a={value})", f"Pt({value}, {var.name}.b)",
+                                f"type({var.name})(b={value}, a={var.name}.a)"))
+        else:
+            vector = self.vector(sc, 2)
+            text = self.one_of((f"dataclasses.replace({var.name}, s={value})",
+                                f"Rec({vector}, {var.name}.s)",
+                                f"type({var.name})({var.name}.w, s={value})"))
+        var.updated = True
+        return [f"{var.name} = {text}"]
 
     def context(self, sc):
         """A `with` block entering `np.errstate` or `contextlib.nullcontext`."""

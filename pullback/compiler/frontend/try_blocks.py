@@ -20,8 +20,9 @@ the block's last statement (after which nothing in the block can raise).
 
 A `return`, `break` or `continue` inside the statement sets a flag (and `result`),
 what follows it in its part runs only when no flag is set, and after the statement
-`if returned: return result` (`break`, `continue`) leaves as it would have. A `return`
-inside a loop inside the statement, and `finally`, are refused.
+`if returned: return result` (`break`, `continue`) leaves as it would have; a `return`
+inside a loop also breaks out of it, and out of each loop around it. `finally` is
+refused.
 """
 
 from ...errors import unsupported
@@ -77,7 +78,6 @@ class _Lowering:
         if generated:  # its `failed, error = try_failed(caught)` is made again, as its own
             flagged = handlers_[0].body[0].targets[0].elts
             handlers_ = [nodes.replaced(handlers_[0], body=handlers_[0].body[1:])]
-        self.refuse_returns_in_loops([stmt.body, stmt.orelse] + [h.body for h in handlers_])
         if not generated:
             self.check_live(stmt.body, handlers_, after)
         if generated:  # its `failed, error = try_started()` comes before it
@@ -115,17 +115,6 @@ class _Lowering:
             test = nodes.call(nodes.name("isinstance"), [nodes.name(error), _types(handler)])
             chosen = [nodes.if_(test, block, chosen, nodes.lineno_of(handler))]
         return chosen or [nodes.pass_(nodes.lineno_of(handlers_[0]))]
-
-    def refuse_returns_in_loops(self, parts):
-        """Refuse a `return` inside a loop inside the statement: the loop's own exits
-        would have to carry it out of the statement."""
-        for loop in (n for n in _own([s for part in parts for s in part])
-                     if isinstance(n, _LOOPS)):
-            for node in _own(loop.body + loop.orelse):
-                if isinstance(node, nodes.Return):
-                    raise unsupported("a return inside a loop inside a try statement", node,
-                                      self.origin, "set a variable and break, and return "
-                                      "after the loop")
 
     def check_live(self, block, handlers_, after):
         """Refuse a variable the try block assigns before its last statement that the
@@ -183,13 +172,34 @@ class _Exits:
         for i, stmt in enumerate(statements):
             if isinstance(stmt, _EXITS):
                 return out + self.taken(stmt)
-            if isinstance(stmt, nodes.If) and next(_exits([stmt]), None) is not None:
-                stmt.body, stmt.orelse = self.lowered(stmt.body), self.lowered(stmt.orelse)
+            returns = _LOOPS + (nodes.If,)
+            if isinstance(stmt, returns) and next(_exits([stmt]), None) is not None:
+                if isinstance(stmt, nodes.If):
+                    stmt.body, stmt.orelse = self.lowered(stmt.body), self.lowered(stmt.orelse)
+                else:
+                    stmt.body, stmt.orelse = self.in_loop(stmt.body), self.lowered(stmt.orelse)
                 rest = statements[i + 1:]
                 guarded = [_unless(list(self.flags.values()), self.lowered(rest),
                                    nodes.lineno_of(rest[0]))] if rest else []
                 return out + [stmt] + guarded
             out.append(stmt)
+        return out
+
+    def in_loop(self, statements):
+        """A loop's body with each `return` in it setting the flag and leaving the loop,
+        and each loop in it that does followed by a test of the flag."""
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, nodes.Return):
+                return out + self.taken(stmt) + [nodes.located(nodes.Break(), stmt.lineno)]
+            out.append(stmt)
+            if isinstance(stmt, nodes.If):
+                stmt.body, stmt.orelse = self.in_loop(stmt.body), self.in_loop(stmt.orelse)
+            elif isinstance(stmt, _LOOPS) and _returns(stmt):
+                stmt.body, stmt.orelse = self.in_loop(stmt.body), self.in_loop(stmt.orelse)
+                flag = nodes.name(self.flags[nodes.Return])
+                out.append(nodes.if_(flag, [nodes.located(nodes.Break(), stmt.lineno)], [],
+                                     stmt.lineno))
         return out
 
     def taken(self, stmt):
@@ -240,6 +250,11 @@ def _own(statements):
         yield node
         if not isinstance(node, _SCOPES):
             pending.extend(nodes.iter_child_nodes(node))
+
+
+def _returns(loop):
+    """Whether `loop` has a `return` of the function in it."""
+    return any(isinstance(n, nodes.Return) for n in _own(loop.body + loop.orelse))
 
 
 def _exits(statements):
