@@ -73,24 +73,12 @@ class _Lowering:
             raise unsupported("a finally clause", stmt.finalbody[0], self.origin,
                               "put its statements after the try statement, or in a with "
                               "block's context manager")
-        generated = self.is_generated(stmt)
-        handlers_ = stmt.handlers
-        if generated:  # its `failed, error = try_failed(caught)` is made again, as its own
-            flagged = handlers_[0].body[0].targets[0].elts
-            handlers_ = [nodes.replaced(handlers_[0], body=handlers_[0].body[1:])]
-        if not generated:
-            self.check_live(stmt.body, handlers_, after)
-        if generated:  # its `failed, error = try_started()` comes before it
-            failed, error, out = flagged[0].id, flagged[1].id, []
-        else:
-            failed, error = self.namer.fresh("failed"), self.namer.fresh("error")
-            out = [nodes.unpack([failed, error], self.helper_call(handlers.try_started, []),
-                                lineno)]
+        failed, error, handlers_, out = self.flag(stmt, after)
         exits = _Exits(self.namer)
         body = exits.lowered(self.block(stmt.body, after))
         left_block = list(exits.flags.values())
-        handler = self.handlers(handlers_, error, exits, after)
-        attempt = nodes.if_(nodes.name(failed), handler, body, lineno)
+        attempt = nodes.if_(nodes.name(failed), self.handlers(handlers_, error, exits, after),
+                            body, lineno)
         types = [_types(h) for h in handlers_]
         attempt.attempt = (types[0] if len(types) == 1 else self.helper_call(
             handlers.caught_types, types), nodes.name(error))
@@ -100,6 +88,21 @@ class _Lowering:
             out.append(nodes.if_(nodes.name(failed), [nodes.pass_(lineno)], [
                 _unless(left_block, orelse, lineno)] if left_block else orelse, lineno))
         return out + exits.after(lineno)
+
+    def flag(self, stmt, after):
+        """`(failed, error, handlers, statements)`: the names of the flag and of what was
+        caught, the handlers, and the statements setting the flag before the try. A
+        forward's own try sets its flag already, and its handler's first statement, which
+        sets it again, is made anew; the user's is checked (`check_live`)."""
+        if self.is_generated(stmt):
+            first, *rest = stmt.handlers[0].body
+            failed, error = (target.id for target in first.targets[0].elts)
+            return failed, error, [nodes.replaced(stmt.handlers[0], body=rest)], []
+        self.check_live(stmt.body, stmt.handlers, after)
+        failed, error = self.namer.fresh("failed"), self.namer.fresh("error")
+        started = nodes.unpack([failed, error], self.helper_call(handlers.try_started, []),
+                               nodes.lineno_of(stmt))
+        return failed, error, stmt.handlers, [started]
 
     def handlers(self, handlers_, error, exits, after):
         """The handlers as one block: `name = error` where a handler names the exception,
