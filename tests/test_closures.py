@@ -292,6 +292,82 @@ def captured_before_assigned(x):
     return g(2.0)
 
 
+def assigned_after_its_last_call(x):
+    g = lambda t: t * x
+    y = g(2.0)
+    x = x * 3.0
+    return y * x
+
+
+def a_def_then_its_variable_in_a_loop(x):
+    def g(t):
+        return t * x
+
+    y = g(2.0)
+    for i in range(3):
+        x = x + y * i
+    return x
+
+
+def a_parameter_read_then_assigned_in_a_branch(x):
+    def g(t):
+        return t * x
+
+    y = g(2.0) + g(1.0)
+    if x > 0.0:
+        x = x * 3.0
+    return y * x
+
+
+def called_after(x):
+    g = lambda t: t * x
+    x = x * 3.0
+    return g(2.0)
+
+
+def passed_on(x):
+    g = lambda t: t * x
+    y = sum(map(g, [1.0, 2.0]))
+    x = x * 3.0
+    return y * x
+
+
+def called_in_the_loop(x):
+    g = lambda t: t * x
+    total = 0.0
+    for _ in range(3):
+        total = total + g(1.0)
+        x = x * 2.0
+    return total
+
+
+def read_by_a_later_closure(x):
+    g = lambda t: t * x
+    y = g(1.0)
+    x = x * 2.0
+    h = lambda t: t + x
+    return h(y)
+
+
+@pytest.mark.parametrize("fn", [
+    assigned_after_its_last_call, a_def_then_its_variable_in_a_loop,
+    a_parameter_read_then_assigned_in_a_branch,
+])
+def test_a_variable_closures_read_is_assigned_again_after_their_last_call(fn):
+    check_grads(fn, (0.7,), order=2)
+    check_grads(fn, (-0.7,), order=2)
+
+
+@pytest.mark.parametrize("fn, offset", [
+    (called_after, 2), (passed_on, 3), (called_in_the_loop, 3), (read_by_a_later_closure, 3),
+])
+def test_assigning_a_variable_a_closure_may_still_read_is_refused(fn, offset):
+    with pytest.raises(TransformError, match="x is read by the nested function at line"
+                                             ) as caught:
+        pullback.grad(fn)(0.7)
+    assert caught.value.lineno == fn.__code__.co_firstlineno + offset
+
+
 def test_a_parameter_assigned_before_a_closure_reads_it():
     assert pullback.value_and_grad(captured_parameter_reassigned)(1.5) == (3.0, 2.0)
     check_grads(captured_parameter_reassigned, (1.5,), order=2)

@@ -377,6 +377,30 @@ def test_with_and_yield_around_and_inside():
     check_grads(guarded, (X,), order=2)
 
 
+def a_nested_function_with_every_clause(x, key):
+    def guarded(v):
+        try:
+            w = v * {"a": 2.0}[key]
+        except:  # noqa: E722
+            w = v * 3.0
+        else:
+            w = w + 1.0
+        return w
+
+    def never_called(v):
+        try:
+            return v
+        finally:
+            pass
+
+    return np.sum(guarded(x) * x)
+
+
+def test_a_nested_function_keeps_its_try_statement_as_written():
+    check_grads(lambda x: a_nested_function_with_every_clause(x, "a"), (X,), order=2)
+    check_grads(lambda x: a_nested_function_with_every_clause(x, "b"), (X,), order=2)
+
+
 def test_the_derivative_reads_like_the_users_code():
     text = pullback.source(named_exception, X, "b")
     assert "except KeyError as caught:" in text

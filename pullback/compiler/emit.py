@@ -114,8 +114,14 @@ class _Renderer:
             self.add("try:", indent, lineno)
             self.block(stmt.body, indent + 1, lineno)
             for handler in stmt.handlers:
-                self.add(f"except {ast.unparse(handler.type)} as {handler.name}:", indent, lineno)
+                caught = "" if handler.type is None else f" {ast.unparse(handler.type)}"
+                named = "" if handler.name is None else f" as {handler.name}"
+                self.add(f"except{caught}{named}:", indent, lineno)
                 self.block(handler.body, indent + 1, lineno)
+            for word, block in (("else", stmt.orelse), ("finally", stmt.finalbody)):
+                if block:
+                    self.add(f"{word}:", indent, lineno)
+                    self.block(block, indent + 1, lineno)
         elif isinstance(stmt, ast.For):
             target = ast.unparse(stmt.target).removeprefix("(").removesuffix(")")
             self.add(f"for {target} in {ast.unparse(stmt.iter)}:", indent, lineno)

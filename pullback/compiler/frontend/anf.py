@@ -120,6 +120,7 @@ def to_anf(tree, origin):
     body = _with_final_return(_lift_returns(body), tree.lineno)
     params = _parameters(tree.args)
     normalizer = _Normalizer(namer, origin, params, cells, counts, defined, declared)
+    normalizer.uses = _ClosureUses(body)
     _name_entry_values(tree, normalizer)
     normalizer.comprehension_counts.update(
         n.id for c in nodes.walk(tree) if isinstance(c, _COMPREHENSIONS)
@@ -134,6 +135,44 @@ def to_anf(tree, origin):
     _capture_loop_state(tree, origin)
     check_anf(tree)
     return tree
+
+
+class _ClosureUses:
+    """Where a function's code (its nested functions' too) reads each name, and the
+    lines of its loops: whether a variable closures read may be assigned again."""
+
+    def __init__(self, body):
+        calls = {id(n.func) for stmt in body for n in nodes.walk(stmt)
+                 if isinstance(n, nodes.Call) and isinstance(n.func, nodes.Name)}
+        self.reads = collections.defaultdict(list)  # name -> [(line, called, nested)]
+        self.loops = []  # (first line, last line) of each loop
+        pending = [(stmt, False) for stmt in body]
+        while pending:
+            node, nested = pending.pop()
+            if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Load):
+                self.reads[node.id].append((getattr(node, "lineno", None), id(node) in calls,
+                                            nested))
+            if isinstance(node, (nodes.For, nodes.While)) and not nested:
+                lines = [n.lineno for n in nodes.walk(node) if getattr(n, "lineno", None)]
+                self.loops.append((min(lines), max(lines)))
+            inner = nested or isinstance(node, (nodes.FunctionDef, nodes.Lambda))
+            pending.extend((child, inner) for child in nodes.iter_child_nodes(node))
+
+    def settled(self, var, closures, lineno):
+        """Whether `var`, which `closures` read, may be assigned again at line `lineno`:
+        each of them is named and only called by name in the function's own code, never
+        after that line nor in a loop around it, and no nested function reads `var`
+        there. Then no closure would see the new value."""
+        around = [(a, b) for a, b in self.loops if a <= lineno <= b]
+
+        def later(line):  # a read made by an earlier stage, of no line: any time
+            return line is None or line > lineno or any(a <= line <= b for a, b in around)
+
+        if any(nested and later(line) for line, _, nested in self.reads[var]):
+            return False
+        return all(name is not None and all(
+            called and not nested and not later(line) for line, called, nested in
+            self.reads[name]) for name in closures)
 
 
 def _name_entry_values(tree, normalizer):
@@ -312,6 +351,11 @@ class _Normalizer:
         self.carried = None  # the state of the loop whose body is being normalized
         self.helpers = {}  # the names ANF gives pullback's functions (`loops.iterate`)
         self.comprehension_counts = collections.Counter()  # bindings in comprehensions
+        self.capturers = collections.defaultdict(list)  # captured local -> the names of
+        #                                                 the closures reading it (None:
+        #                                                 a lambda no name holds)
+        self.uses = None  # the function's `_ClosureUses`
+        self.lambda_name = None  # the name the lambda being read is assigned to
 
     # statements
 
@@ -529,7 +573,7 @@ class _Normalizer:
                               self.origin)
         self.closure_defaults(stmt.args)
         stmt.returns = None
-        self.capture(stmt)
+        self.capture(stmt, stmt.name)
         self.bound.add(stmt.name)
         self.versions[stmt.name] = stmt.name
         self.emit(stmt)
@@ -548,6 +592,8 @@ class _Normalizer:
             self.emit(nodes.assign(target.id, self.atom(value)))  # the global itself
         elif isinstance(target, nodes.Name):
             name = self.new_name(target.id)
+            if isinstance(value, nodes.Lambda):
+                self.lambda_name = target.id
             self.bind_value(name, value)
             self.versions[target.id] = name
         elif isinstance(target, nodes.Subscript):
@@ -671,7 +717,14 @@ class _Normalizer:
         )
 
     def new_name(self, var):
-        """A new single-assignment name for user variable `var` (not yet in scope)."""
+        """A new single-assignment name for user variable `var` (not yet in scope). A
+        variable a closure reads is assigned again only where no closure can see the new
+        value (`_ClosureUses.settled`); the closures keep the variable's own name."""
+        if var in self.captured_at and var in self.bound and self.uses.settled(
+                var, self.capturers[var], self.lineno):
+            name = self.namer.fresh(var)
+            self.bound.update((var, name))
+            return name
         if var in self.captured_at and var in self.bound:
             raise TransformError(
                 f"{var} is read by the nested function at line {self.captured_at[var]} and "
@@ -687,9 +740,11 @@ class _Normalizer:
         self.bound.update((var, name))
         return name
 
-    def capture(self, node):
-        """Fix the values of the variables nested function `node` reads."""
+    def capture(self, node, name=None):
+        """Fix the values of the variables nested function `node` (called `name`, if a
+        name holds it) reads."""
         for var in node.captured:
+            self.capturers[var].append(name)
             current = self.versions.get(var)
             if var in self.captured_at or var in self.origin.cells:
                 continue
@@ -816,7 +871,8 @@ class _Normalizer:
 
     def expr_Lambda(self, expr):
         self.closure_defaults(expr.args)
-        self.capture(expr)
+        name, self.lambda_name = self.lambda_name, None
+        self.capture(expr, name)
         return expr
 
     def expr_Attribute(self, expr):
