@@ -349,9 +349,19 @@ def read_by_a_later_closure(x):
     return h(y)
 
 
+def reads_a_constant_function_defined_after_it(x):
+    def outer(t):
+        return inner(2.0) * t * x
+
+    def inner(t):
+        return np.sqrt(1.0 + t * t)
+
+    return outer(x)
+
+
 @pytest.mark.parametrize("fn", [
     assigned_after_its_last_call, a_def_then_its_variable_in_a_loop,
-    a_parameter_read_then_assigned_in_a_branch,
+    a_parameter_read_then_assigned_in_a_branch, reads_a_constant_function_defined_after_it,
 ])
 def test_a_variable_closures_read_is_assigned_again_after_their_last_call(fn):
     check_grads(fn, (0.7,), order=2)

@@ -223,10 +223,11 @@ class _Reverse:
         variables they read (see `_group_closures`)."""
         defined = {op.target for op in ops if isinstance(op, Closure)}
         for op in ops:
-            elsewhere = [var for var in op.later if var not in defined] if isinstance(
-                op, Closure) else []
-            if elsewhere or isinstance(op, Closure) and op.label and op.later:
-                what, var = op.label or op.target, (elsewhere or op.later)[0]
+            later = [var for var in op.later if self.kind_of(nodes.name(var)).active] if (
+                isinstance(op, Closure)) else []  # a function found constant has no cotangent
+            elsewhere = [var for var in later if var not in defined]
+            if elsewhere or isinstance(op, Closure) and op.label and later:
+                what, var = op.label or op.target, (elsewhere or later)[0]
                 raise TransformError(
                     f"{what} reads {var}, a function defined after it but not beside it (in "
                     f"a branch, or after a loop): define {var} before {what}",
