@@ -359,8 +359,21 @@ def reads_a_constant_function_defined_after_it(x):
     return outer(x)
 
 
+def mutual_recursion_in_a_loop(x):
+    total = 0.0
+    for i in range(3):
+        def even(t, n):
+            return t if n == 0 else odd(t * x, n - 1)
+
+        def odd(t, n):
+            return t if n == 0 else even(t + x * i, n - 1)  # noqa: B023 (called in the iteration)
+
+        total = total + even(x, 3)
+    return total
+
+
 @pytest.mark.parametrize("fn", [
-    assigned_after_its_last_call, a_def_then_its_variable_in_a_loop,
+    mutual_recursion_in_a_loop, assigned_after_its_last_call, a_def_then_its_variable_in_a_loop,
     a_parameter_read_then_assigned_in_a_branch, reads_a_constant_function_defined_after_it,
 ])
 def test_a_variable_closures_read_is_assigned_again_after_their_last_call(fn):

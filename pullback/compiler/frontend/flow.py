@@ -183,9 +183,15 @@ def _target_names(loop):
 
 
 def _exposed(body, defined, assigned, found, local):
-    """Add to `found` the names of `assigned` that `body` may read before assigning."""
-    for stmt in body:
-        if isinstance(stmt, nodes.If):
+    """Add to `found` the names of `assigned` that `body` may read before assigning. A
+    nested function reading a function `def`ined after it in the same block (mutual
+    recursion) reads it when called, not before its definition."""
+    for i, stmt in enumerate(body):
+        if isinstance(stmt, nodes.FunctionDef):
+            later = {s.name for s in body[i + 1:] if isinstance(s, nodes.FunctionDef)}
+            _read(stmt, defined | later, assigned, found)
+            defined.update(_stores(stmt, local))
+        elif isinstance(stmt, nodes.If):
             _read(stmt.test, defined, assigned, found)
             in_body, in_else = set(defined), set(defined)
             _exposed(stmt.body, in_body, assigned, found, local)
