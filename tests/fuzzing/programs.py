@@ -1190,9 +1190,8 @@ class Generator:
         """`try`, the block raising when a condition holds, and a handler; maybe `else`."""
         error = self.one_of(("ValueError", "KeyError"))
         raising = [f"if {self.condition(sc)}:", f"    raise {error}"]
-        body = self.block(sc)
-        at = self.index(2)
-        lines = ["try:", *indent(body[:at] + raising + body[at:] if at else raising + body)]
+        body = self.block(sc)  # the raise goes between statements: first or last
+        lines = ["try:", *indent(raising + body if self.chance(50) else body + raising)]
         lines += [f"except {self.one_of(('ValueError', '(KeyError, ValueError)'))}:",
                   *indent(self.block(sc))]
         if self.chance(30):
