@@ -369,6 +369,12 @@ def mutual_recursion_in_a_loop(x):
             return t if n == 0 else even(t + x * i, n - 1)  # noqa: B023 (called in the iteration)
 
         total = total + even(x, 3)
+        scaled = lambda t: twice(t) * x  # noqa: E731
+
+        def twice(t):
+            return 2.0 * t * i  # noqa: B023 (called in the iteration)
+
+        total = total + scaled(x)
     return total
 
 

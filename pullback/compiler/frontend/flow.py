@@ -184,10 +184,12 @@ def _target_names(loop):
 
 def _exposed(body, defined, assigned, found, local):
     """Add to `found` the names of `assigned` that `body` may read before assigning. A
-    nested function reading a function `def`ined after it in the same block (mutual
-    recursion) reads it when called, not before its definition."""
+    nested function (a `def`, a lambda assigned to a name) reading a function `def`ined
+    after it in the same block (mutual recursion) reads it when called, not before its
+    definition."""
     for i, stmt in enumerate(body):
-        if isinstance(stmt, nodes.FunctionDef):
+        if isinstance(stmt, nodes.FunctionDef) or isinstance(stmt, nodes.Assign) and isinstance(
+                stmt.value, nodes.Lambda):
             later = {s.name for s in body[i + 1:] if isinstance(s, nodes.FunctionDef)}
             _read(stmt, defined | later, assigned, found)
             defined.update(_stores(stmt, local))
