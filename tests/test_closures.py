@@ -378,7 +378,15 @@ def mutual_recursion_in_a_loop(x):
     return total
 
 
+def a_lambda_called_at_once_in_a_choice(x):
+    z = np.array([x, x * 2.0])
+    z[1] = np.mean(z) if x > 1.0 else (lambda t: z[-1] * t)(x)
+    z = z * 3.0
+    return np.sum(z)
+
+
 @pytest.mark.parametrize("fn", [
+    a_lambda_called_at_once_in_a_choice,
     mutual_recursion_in_a_loop, assigned_after_its_last_call, a_def_then_its_variable_in_a_loop,
     a_parameter_read_then_assigned_in_a_branch, reads_a_constant_function_defined_after_it,
 ])

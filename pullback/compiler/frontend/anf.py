@@ -90,6 +90,7 @@ _UNSUPPORTED_EXPRESSIONS = {
     "Await": "await",
 }
 RETURN = "<return>"
+CALLED_AT_ONCE = "<called at once>"  # the name of a lambda called where it is made
 _UPDATES = {"append": mutation.appended, "extend": mutation.extended}
 
 
@@ -160,9 +161,10 @@ class _ClosureUses:
 
     def settled(self, var, closures, lineno):
         """Whether `var`, which `closures` read, may be assigned again at line `lineno`:
-        each of them is named and only called by name in the function's own code, never
-        after that line nor in a loop around it, and no nested function reads `var`
-        there. Then no closure would see the new value."""
+        each of them is a lambda called where it is made, or is named and only called by
+        name in the function's own code, never after that line nor in a loop around it,
+        and no nested function reads `var` there. Then no closure would see the new
+        value."""
         around = [(a, b) for a, b in self.loops if a <= lineno <= b]
 
         def later(line):  # a read made by an earlier stage, of no line: any time
@@ -170,7 +172,7 @@ class _ClosureUses:
 
         if any(nested and later(line) for line, _, nested in self.reads[var]):
             return False
-        return all(name is not None and all(
+        return all(name == CALLED_AT_ONCE or name is not None and all(
             called and not nested and not later(line) for line, called, nested in
             self.reads[name]) for name in closures)
 
@@ -353,7 +355,8 @@ class _Normalizer:
         self.comprehension_counts = collections.Counter()  # bindings in comprehensions
         self.capturers = collections.defaultdict(list)  # captured local -> the names of
         #                                                 the closures reading it (None:
-        #                                                 a lambda no name holds)
+        #                                                 a lambda no name holds;
+        #                                                 CALLED_AT_ONCE)
         self.uses = None  # the function's `_ClosureUses`
         self.lambda_name = None  # the name the lambda being read is assigned to
 
@@ -759,6 +762,11 @@ class _Normalizer:
                 self.bound.add(var)
             self.captured_at[var] = self.lineno
 
+    def captured_here(self, var):
+        """Whether `var`'s version changed because a closure captured it (`capture`), which
+        renames it, rather than because something assigned it."""
+        return self.versions.get(var) == var and var in self.captured_at
+
     def define(self, var):
         """A new single-assignment name for `var`, in scope from now on."""
         name = self.new_name(var)
@@ -828,6 +836,8 @@ class _Normalizer:
         if isinstance(func, nodes.Attribute) and not self.is_reference(func):
             func = nodes.attribute(self.atom(func.value), func.attr)
         elif not self.is_reference(func):
+            if isinstance(func, nodes.Lambda):  # `(lambda t: ...)(x)`: called here only
+                self.lambda_name = CALLED_AT_ONCE
             func = self.atom(func)
         if any(isinstance(a, nodes.Starred) for a in expr.args) or any(
             k.arg is None for k in expr.keywords
@@ -1017,7 +1027,8 @@ class _Normalizer:
             expr.evaluate(result)
         else:
             self.bind_value(result, expr)
-        if any(self.versions.get(k) != v for k, v in saved_versions.items()):
+        if any(self.versions.get(k) != v and not self.captured_here(k)
+               for k, v in saved_versions.items()):
             raise unsupported("an assignment expression inside and/or/if-else", expr,
                               self.origin)
         self.versions = saved_versions  # a comprehension's own variables end with it
