@@ -13,7 +13,7 @@ from .runtime import records
 from .runtime.cotangents import ZERO, is_differentiable
 
 
-def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
+def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, argnums=None):
     """Assert that pullback's derivatives of `f` at `args` match finite differences.
 
     Args:
@@ -24,17 +24,33 @@ def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0):
       eps: the finite-difference step (in float64).
       rtol, atol: the tolerances of the comparison.
       seed: the seed of the random directions.
+      argnums: the positions of the arguments the derivatives are taken in (all of
+        them when None); the others stay as they are (an int count, a string key).
 
     Raises:
       AssertionError: naming `f`, the analytic and the numeric value.
     """
     args = args if isinstance(args, tuple) else (args,)
+    if argnums is not None:
+        f, args = _of_arguments(f, args, tuple(argnums)), tuple(args[i] for i in argnums)
     rng = np.random.default_rng(seed)
     out, back = api.vjp(f, *args)
     u = _random_like(out, rng)
     _check_vjp(f, args, back, u, rng, eps, rtol, atol)
     if order > 1:
         check_grads(_pullback_of(f, u), args, order - 1, eps, rtol, atol, seed + 1)
+
+
+def _of_arguments(f, args, argnums):
+    """`f` as a function of its arguments at `argnums` alone, the others being `args`'."""
+
+    def of_arguments(*values):
+        full = list(args)
+        for i, value in zip(argnums, values):
+            full[i] = value
+        return f(*full)
+
+    return of_arguments
 
 
 def _pullback_of(f, u):

@@ -20,7 +20,6 @@ from ..syntax import nodes
 NEXT, BREAK, RETURN, DONE = "next", "break", "return", "done"
 UPDATING_METHODS = ("append", "extend", "pop")
 _LOOPS = (nodes.For, nodes.While)
-_SCOPES = (nodes.FunctionDef, nodes.Lambda)
 
 
 def lower_exits(body, namer):
@@ -114,7 +113,7 @@ def mark_carried(body, params, shared=()):
         return
     local = set(params)
     for stmt in body:
-        for node in _walk_scope(stmt):
+        for node in nodes.walk_scope(stmt):
             if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
                 local.add(node.id)
             elif isinstance(node, nodes.FunctionDef):
@@ -132,24 +131,9 @@ def mark_carried(body, params, shared=()):
 
 def _loops(body):
     for stmt in body:
-        for node in _walk_scope(stmt):
+        for node in nodes.walk_scope(stmt):
             if isinstance(node, _LOOPS):
                 yield node
-
-
-def _walk_scope(node):
-    """The nodes of `node` in the same function scope (nested functions excluded,
-    their defaults and names included)."""
-    yield node
-    children = _outside_parts(node) if isinstance(node, _SCOPES) else nodes.iter_child_nodes(
-        node)
-    for child in children:
-        yield from _walk_scope(child)
-
-
-def _outside_parts(node):
-    args = node.args
-    return list(args.defaults) + [d for d in args.kw_defaults if d is not None]
 
 
 def _stores(node, local):
@@ -157,7 +141,7 @@ def _stores(node, local):
     assignment: an item assignment `x[i] = v` or a call `x.append(v)` updates
     the local variable `x` (see `anf`)."""
     found = {}
-    for n in _walk_scope(node):
+    for n in nodes.walk_scope(node):
         if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Store):
             found.setdefault(n.id)
         elif isinstance(n, nodes.FunctionDef):

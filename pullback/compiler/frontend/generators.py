@@ -28,7 +28,7 @@ _YIELDS = (nodes.Yield, nodes.YieldFrom)
 def lower_generator(tree, namer, origin):
     """`tree` (a FunctionDef) with its body building and returning the list of what it
     yields, when it is a generator function; else `tree` as it is."""
-    if not any(isinstance(node, _YIELDS) for node in _own_nodes(tree.body)):
+    if not any(isinstance(node, _YIELDS) for node in nodes.walk_scope(*tree.body)):
         return tree
     items = namer.fresh("items")
     lowering = _Lowering(items, origin)
@@ -36,16 +36,6 @@ def lower_generator(tree, namer, origin):
                  + lowering.block(tree.body)
                  + [nodes.return_(nodes.name(items), nodes.lineno_of(tree.body[-1]))])
     return tree
-
-
-def _own_nodes(body):
-    """The nodes of `body`, not those of the functions nested in it."""
-    pending = list(body)
-    while pending:
-        node = pending.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            pending.extend(nodes.iter_child_nodes(node))
 
 
 class _Lowering:
@@ -77,7 +67,7 @@ class _Lowering:
             stmt.finalbody = self.block(stmt.finalbody)
             for handler in stmt.handlers:
                 handler.body = self.block(handler.body)
-        for node in _own_nodes([stmt]):
+        for node in nodes.walk_scope(stmt):
             if isinstance(node, _YIELDS):
                 raise unsupported("a yield whose value is used", node, self.origin,
                                   "a generator's items are computed when it is called, "

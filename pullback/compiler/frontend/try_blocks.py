@@ -245,19 +245,9 @@ def _types(handler):
     return handler.type if handler.type is not None else nodes.name("BaseException")
 
 
-def _own(statements):
-    """The nodes of `statements`, not those of the functions nested in them."""
-    pending = list(statements)
-    while pending:
-        node = pending.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            pending.extend(nodes.iter_child_nodes(node))
-
-
 def _returns(loop):
     """Whether `loop` has a `return` of the function in it."""
-    return any(isinstance(n, nodes.Return) for n in _own(loop.body + loop.orelse))
+    return any(isinstance(n, nodes.Return) for n in nodes.walk_scope(*loop.body, *loop.orelse))
 
 
 def _exits(statements):
@@ -268,7 +258,7 @@ def _exits(statements):
         if isinstance(node, _EXITS):
             yield node
         if isinstance(node, _LOOPS):
-            pending.extend(n for n in _own(node.body + node.orelse)
+            pending.extend(n for n in nodes.walk_scope(*node.body, *node.orelse)
                            if isinstance(n, nodes.Return))
         elif not isinstance(node, _SCOPES):
             pending.extend(nodes.iter_child_nodes(node))
@@ -283,7 +273,7 @@ def _reads(statements):
 def _assigned(statements):
     """The variables `statements` assign or update in place (`xs.append`, `x[i] = v`)."""
     found = set()
-    for node in _own(statements):
+    for node in nodes.walk_scope(*statements):
         if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
             found.add(node.id)
         elif isinstance(node, (nodes.Subscript, nodes.Attribute)) and isinstance(

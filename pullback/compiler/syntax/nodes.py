@@ -102,6 +102,18 @@ parse = gast.parse
 dump = gast.dump
 
 
+def walk_scope(*roots):
+    """The nodes of `roots` in their own function scope: a nested function's or
+    lambda's body is left out, its defaults (evaluated where it is made) are not."""
+    for node in roots:
+        yield node
+        if isinstance(node, (gast.FunctionDef, gast.Lambda)):
+            args = node.args
+            yield from walk_scope(*args.defaults, *(d for d in args.kw_defaults if d))
+        else:
+            yield from walk_scope(*iter_child_nodes(node))
+
+
 def walk(node):
     """Every node of the tree `node`, breadth first, as `ast.walk` (faster): a node's
     children are read just before it is given."""
