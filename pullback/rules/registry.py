@@ -101,7 +101,8 @@ class Spec:
         its template does not give (the incomplete gamma function's in its shape
         parameter is not elementary), or, of a non-differentiable one, those whose
         derivative is not zero: a differentiable argument there is refused when the
-        call is transformed (`compiler.analysis.interpret.Interpreter.primitive`).
+        call is transformed, for a primitive, a dropped call or a `custom_vjp` function
+        (`compiler.analysis.interpret.Interpreter.check_refused`).
     """
 
     primitive: object

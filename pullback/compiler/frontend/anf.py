@@ -72,7 +72,7 @@ import collections
 from ...errors import TransformError, unsupported
 from ...runtime import loops, mutation
 from ..syntax import annotations, nodes, scopes
-from ..syntax.naming import Namer
+from ..syntax.naming import HelperCalls, Namer
 from . import flow, generators, try_blocks, with_blocks
 
 _UNSUPPORTED_STATEMENTS = {
@@ -109,9 +109,10 @@ def to_anf(tree, origin):
     """
     tree = nodes.clone(tree)
     namer = Namer.for_tree(tree)
-    tree.body = with_blocks.lower_with_blocks(tree.body, namer, origin)
+    helpers = HelperCalls(namer)
+    tree.body = with_blocks.lower_with_blocks(tree.body, helpers, origin)
     tree = generators.lower_generator(tree, namer, origin)
-    tree.body = try_blocks.lower_try_blocks(tree.body, namer, origin, origin.helpers)
+    tree.body = try_blocks.lower_try_blocks(tree.body, helpers, origin)
     counts = scopes.assignments(tree)
     _count_updates(tree, counts)
     cells, defined = _mark_captured(tree, origin, counts)
@@ -120,7 +121,7 @@ def to_anf(tree, origin):
     flow.mark_carried(body, _parameters(tree.args), shared=[n for d in declared for n in d.names])
     body = _with_final_return(_lift_returns(body), tree.lineno)
     params = _parameters(tree.args)
-    normalizer = _Normalizer(namer, origin, params, cells, counts, defined, declared)
+    normalizer = _Normalizer(helpers, origin, params, cells, counts, defined, declared)
     normalizer.uses = _ClosureUses(body)
     _name_entry_values(tree, normalizer)
     normalizer.comprehension_counts.update(
@@ -332,8 +333,8 @@ def _with_final_return(body, lineno):
 
 
 class _Normalizer:
-    def __init__(self, namer, origin, params, cells, counts, defined, declared=()):
-        self.namer = namer
+    def __init__(self, helpers, origin, params, cells, counts, defined, declared=()):
+        self.namer = helpers.namer
         self.declared = list(declared)  # its `global` and `nonlocal` statements
         self.shared = {name for stmt in declared for name in stmt.names}
         self.origin = origin
@@ -351,7 +352,7 @@ class _Normalizer:
         self.depth = 0
         self.returned = None
         self.carried = None  # the state of the loop whose body is being normalized
-        self.helpers = {}  # the names ANF gives pullback's functions (`loops.iterate`)
+        self.helpers = helpers  # calls of pullback's functions (`iterate`, `appended`)
         self.comprehension_counts = collections.Counter()  # bindings in comprehensions
         self.capturers = collections.defaultdict(list)  # captured local -> the names of
         #                                                 the closures reading it (None:
@@ -652,13 +653,8 @@ class _Normalizer:
                                  lambda node, hint: self.named(node, hint, flat=True))
 
     def helper_call(self, fn, args):
-        """A call of pullback's `fn`, marked for the reverse pass, under a name that is
-        free in this function."""
-        if fn not in self.helpers:
-            self.helpers[fn] = self.namer.fresh(fn.__name__)
-        call = nodes.call(nodes.name(self.helpers[fn]), args)
-        call.helper = fn
-        return call
+        """A call of pullback's `fn`, marked for the reverse pass (`naming.HelperCalls`)."""
+        return self.helpers(fn, args)
 
     def local_method(self, expr):
         """The method name in `x.method(...)` on a local variable `x`, else None."""

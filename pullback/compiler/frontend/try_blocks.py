@@ -35,19 +35,17 @@ _SCOPES = (nodes.FunctionDef, nodes.Lambda)
 _EXITS = (nodes.Return, nodes.Break, nodes.Continue)
 
 
-def lower_try_blocks(body, namer, origin, helpers):
-    """`body` (a function's) with each `try` statement lowered (see the module docstring).
-    `helpers`: the names of pullback's cells in generated code, whose own `try`
-    statements (a forward's, differentiated again) need no check."""
-    return _Lowering(namer, origin, helpers).block(body, set())
+def lower_try_blocks(body, helpers, origin):
+    """`body` (a function's) with each `try` statement lowered (see the module docstring);
+    `helpers` makes the calls of pullback's helpers (`naming.HelperCalls`)."""
+    return _Lowering(helpers, origin).block(body, set())
 
 
 class _Lowering:
-    def __init__(self, namer, origin, helpers):
-        self.namer = namer
+    def __init__(self, helpers, origin):
+        self.namer = helpers.namer
         self.origin = origin
-        self.helpers = helpers
-        self.names = {}
+        self.helper_call = helpers
 
     def block(self, body, after):
         """`body` lowered; `after`: the names read after it (a loop's, again)."""
@@ -145,16 +143,8 @@ class _Lowering:
         first = stmt.handlers[0].body[0]
         call = getattr(first, "value", None)
         return (isinstance(first, nodes.Assign) and isinstance(call, nodes.Call)
-                and isinstance(call.func, nodes.Name) and call.func.id in self.helpers
+                and isinstance(call.func, nodes.Name) and call.func.id in self.origin.helpers
                 and self.origin.cells[call.func.id].cell_contents is handlers.try_failed)
-
-    def helper_call(self, helper, args):
-        """A call of pullback's `helper`, marked as such."""
-        if helper not in self.names:
-            self.names[helper] = self.namer.fresh(helper.__name__)
-        call = nodes.call(nodes.name(self.names[helper]), args)
-        call.helper = helper
-        return call
 
 
 class _Exits:

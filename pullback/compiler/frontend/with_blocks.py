@@ -29,18 +29,18 @@ from ..syntax import nodes
 _LOOPS = (nodes.For, nodes.While)
 
 
-def lower_with_blocks(body, namer, origin):
+def lower_with_blocks(body, helpers, origin):
     """`body` (a function's) with each `with` statement lowered. A nested function's
     are left as they are: the forward keeps its source, and it is lowered when it is
     transformed itself."""
-    return _Lowering(namer, origin).block(body, [], 0)
+    return _Lowering(helpers, origin).block(body, [], 0)
 
 
 class _Lowering:
-    def __init__(self, namer, origin):
-        self.namer = namer
+    def __init__(self, helpers, origin):
+        self.namer = helpers.namer
         self.origin = origin
-        self.helpers = {}
+        self.helpers = helpers  # `naming.HelperCalls`
 
     def block(self, body, entered, loop_start):
         """`body` lowered, inside the contexts named `entered`; those from `loop_start` on
@@ -88,7 +88,7 @@ class _Lowering:
         for item in stmt.items:
             context = self.namer.fresh("context")
             out.append(nodes.assign(context, item.context_expr, lineno))
-            enter = self.call(contexts.enter_context, context)
+            enter = self.helpers(contexts.enter_context, [nodes.name(context)])
             out.append(nodes.expr(enter, lineno) if item.optional_vars is None else
                        nodes.located(nodes.Assign(targets=[item.optional_vars], value=enter,
                                                   type_comment=None), lineno))
@@ -110,13 +110,5 @@ class _Lowering:
 
     def exits(self, names, lineno):
         """`exit_context(name)` for each of the contexts `names`, innermost first."""
-        return [nodes.expr(self.call(contexts.exit_context, name), lineno)
+        return [nodes.expr(self.helpers(contexts.exit_context, [nodes.name(name)]), lineno)
                 for name in reversed(names)]
-
-    def call(self, helper, context):
-        """A call of `helper` on the context named `context`, marked as pullback's."""
-        if helper not in self.helpers:
-            self.helpers[helper] = self.namer.fresh(helper.__name__)
-        call = nodes.call(nodes.name(self.helpers[helper]), [nodes.name(context)])
-        call.helper = helper
-        return call

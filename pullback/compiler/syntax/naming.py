@@ -147,3 +147,21 @@ def _describe_head(node):
 def _identifier(text):
     text = re.sub(r"\W", "_", text)
     return text if text.isidentifier() else "v_" + text
+
+
+class HelperCalls:
+    """Calls of pullback's runtime helpers in one function's code: each helper under one
+    name free in it (`append`, `enter_context`), each call marked with its helper
+    (`helper`, for the reverse pass)."""
+
+    def __init__(self, namer):
+        self.namer = namer
+        self.names = {}
+
+    def __call__(self, helper, args):
+        """A call of `helper` on `args`."""
+        if helper not in self.names:
+            self.names[helper] = self.namer.fresh(helper.__name__)
+        call = nodes.call(nodes.name(self.names[helper]), list(args))
+        call.helper = helper
+        return call
