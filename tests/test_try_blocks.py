@@ -4,6 +4,8 @@ loops, closures and callees, and nested. Values at orders 1 and 2 against finite
 differences on both paths; what would read a value the block left part way, and
 `finally`, are refused at the user's line."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -392,6 +394,35 @@ def a_nested_function_with_every_clause(x, key):
 def test_a_nested_function_keeps_its_try_statement_as_written():
     check_grads(lambda x: a_nested_function_with_every_clause(x, "a"), (X,), order=2)
     check_grads(lambda x: a_nested_function_with_every_clause(x, "b"), (X,), order=2)
+
+
+@dataclasses.dataclass
+class Scaled:
+    w: np.ndarray
+    b: float
+
+
+def shifted(p, n):
+    for k in range(n):
+        yield p.w * k + p.b
+
+
+def with_a_record_a_generator_and_continue(x):
+    p = Scaled(x, 0.3)
+    total = 0.0
+    for i in range(3):
+        try:
+            if i == 1:
+                raise KeyError
+            total = total + np.sum(sum(shifted(p, 2)) * p.b)
+        except KeyError:
+            p = dataclasses.replace(p, b=p.b * 2.0)
+            continue
+    return total
+
+
+def test_in_a_loop_with_a_record_and_a_generator():
+    check_grads(with_a_record_a_generator_and_continue, (X,), order=2)
 
 
 def test_the_derivative_reads_like_the_users_code():
