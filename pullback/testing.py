@@ -24,15 +24,17 @@ def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, argnum
       eps: the finite-difference step (in float64).
       rtol, atol: the tolerances of the comparison.
       seed: the seed of the random directions.
-      argnums: the positions of the arguments the derivatives are taken in (all of
-        them when None); the others stay as they are (an int count, a string key).
+      argnums: the position, or a tuple of the positions, of the arguments the
+        derivatives are taken in (all of them when None); the others stay as they are
+        (an int count, a string key).
 
     Raises:
       AssertionError: naming `f`, the analytic and the numeric value.
     """
     args = args if isinstance(args, tuple) else (args,)
     if argnums is not None:
-        f, args = _of_arguments(f, args, tuple(argnums)), tuple(args[i] for i in argnums)
+        argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        f, args = _of_arguments(f, args, argnums), tuple(args[i] for i in argnums)
     rng = np.random.default_rng(seed)
     out, back = api.vjp(f, *args)
     u = _random_like(out, rng)

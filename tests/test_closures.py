@@ -445,3 +445,42 @@ def test_a_users_cell_where_one_of_pullbacks_cells_was_is_still_the_users():
     assert np.allclose(pullback.vjp(tanh, x)[1](np.ones(2))[0], 1 - np.tanh(x) ** 2)
     for fn in (sine, tanh):
         check_grads(fn, (x,), order=2)
+
+
+def closure_after_an_early_return(x, y):
+    vs = [x, y]
+    if x > 5.0:
+        pass
+    elif y > -10.0:
+        vs[0] = x * 2.0
+    else:
+        return x
+    def g():
+        return vs[0] * y
+    return g() + x
+
+
+def closure_after_an_early_return_reading_the_entry_version(x, y):
+    v = x * y
+    if x > 0.0:
+        if y > 0.0:
+            return v
+        v = v * 3.0
+    def g():
+        return v * x
+    return g()
+
+
+@pytest.mark.parametrize("fn, args", [
+    (closure_after_an_early_return, (1.0, 2.0)),
+    (closure_after_an_early_return, (6.0, 2.0)),
+    (closure_after_an_early_return, (1.0, -20.0)),
+    (closure_after_an_early_return_reading_the_entry_version, (0.5, -2.0)),
+    (closure_after_an_early_return_reading_the_entry_version, (-0.5, 2.0)),
+    (closure_after_an_early_return_reading_the_entry_version, (0.5, 2.0)),
+])
+def test_a_closure_copied_into_branches_by_an_early_return(fn, args):
+    # The early return copies `def g` into every branch. Each copy names the variable's
+    # version it reads as the variable itself; the version from before the `if`, on
+    # both branches' paths, is copied rather than renamed (found by the fuzzer).
+    check_grads(fn, args, order=2)

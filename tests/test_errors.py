@@ -26,7 +26,7 @@ def try_statement(x):
     try:
         y = x * 2.0
     finally:
-        y = x
+        return x  # noqa: B012
     return y
 
 
@@ -116,7 +116,7 @@ def apply(g, x):
 
 REFUSED = [  # the function, the message, the line of the refused construct below `def`
     (del_statement, "a del statement", 2),
-    (try_statement, "a finally clause", 4),
+    (try_statement, "a return in a finally clause", 4),
     (global_statement, "SCALE is declared global or nonlocal and is assigned a differentiable", 2),
     (attribute_assignment, "assignment to an attribute", 1),
     (yield_statement, "a yield whose value is used", 1),

@@ -1,8 +1,9 @@
 """`try` statements (issue 25): the derivative follows the path the forward took, the
 try block's or a handler's, with several handlers, `else`, returns ending a part, in
 loops, closures and callees, and nested. Values at orders 1 and 2 against finite
-differences on both paths; what would read a value the block left part way, and
-`finally`, are refused at the user's line."""
+differences on both paths; `finally`, and `with` blocks inside the try block, which
+an exception leaves as Python does; what would read a value the block left part way
+is refused at the user's line."""
 
 import dataclasses
 
@@ -310,28 +311,28 @@ def partial_then_read_after(x, key):
     return np.sum(z * y)
 
 
-def with_inside(x):
-    try:
-        with np.errstate(all="ignore"):
-            y = x * 2.0
-    except KeyError:
-        y = x
-    return y
-
-
-def with_finally(x):
+def returns_in_finally(x):
     try:
         y = x * 2.0
     finally:
-        print("done")
+        return x  # noqa: B012
     return y
+
+
+def finally_reads_what_the_try_assigns(x):
+    try:
+        y = x * 2.0
+        z = y * {"a": 1.0}["a"]
+    finally:
+        print(y)
+    return z
 
 
 @pytest.mark.parametrize("fn, offset, message", [
     (partial_then_read, 5, "reading y after an exception in the try block that assigns it"),
     (partial_then_read_after, 4, "reading y after an exception in the try block that"),
-    (with_finally, 4, "a finally clause"),
-    (with_inside, 2, "a with block inside a try block"),
+    (returns_in_finally, 4, "a return in a finally clause"),
+    (finally_reads_what_the_try_assigns, 5, "reading y in a finally clause after the try"),
 ])
 def test_refusals_name_the_line(fn, offset, message):
     with pytest.raises(pullback.TransformError, match=message) as info:
@@ -428,5 +429,131 @@ def test_in_a_loop_with_a_record_and_a_generator():
 def test_the_derivative_reads_like_the_users_code():
     text = pullback.source(named_exception, X, "b")
     assert "except KeyError as caught:" in text
-    assert "failed, error = try_failed(caught)" in text
+    assert "failed, error = try_failed(caught, error)" in text
     assert "if failed:" in text
+
+
+# -- finally, and with blocks inside the try block -------------------------------
+
+
+EVENTS = []  # what the functions below did, in order
+
+
+class Recorder:
+    """A context manager noting in EVENTS what it sees."""
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        EVENTS.append(("enter", self.name))
+
+    def __exit__(self, kind, error, trace):
+        EVENTS.append(("exit", self.name, kind and kind.__name__))
+
+
+def every_clause_and_finally(x, key):
+    try:
+        with Recorder("outer"), Recorder("inner"):
+            y = np.sin(x) * {"a": 2.0, "r": 1.0}[key]
+        if key == "r":
+            return np.sum(y * x)
+    except KeyError:
+        EVENTS.append("handler")
+        y = np.cos(x)
+    else:
+        EVENTS.append("else")
+        y = y * 3.0
+    finally:
+        EVENTS.append("finally")
+    return np.sum(y * x)
+
+
+def finally_in_a_loop(x, keys):
+    total = 0.0
+    for key in keys:
+        try:
+            if key == "s":
+                continue
+            if key == "b":
+                break
+            total = total + np.sum(x * {"a": 2.0}[key])
+        except KeyError:
+            total = total + np.sum(np.sin(x))
+        finally:
+            EVENTS.append(key)
+    return total
+
+
+def finally_alone(x):
+    scale = 2.0
+    try:
+        with Recorder("alone"):
+            scale = scale * {"a": 3.0}["a"]
+    finally:
+        EVENTS.append("finally")
+        bonus = np.sum(x)
+    return np.sum(np.tanh(x) * scale) * bonus
+
+
+def nested_with_a_callee(x, key):
+    try:
+        y = finally_in_a_loop(x, key)
+    finally:
+        try:
+            EVENTS.append("cleanup")
+        except ValueError:
+            EVENTS.append("never")
+    return y * every_clause_and_finally(x, key[0])
+
+
+@pytest.mark.parametrize("fn, args", [
+    (every_clause_and_finally, (X, "a")),
+    (every_clause_and_finally, (X, "r")),
+    (every_clause_and_finally, (X, "z")),
+    (finally_in_a_loop, (X, "azsab")),
+    (finally_in_a_loop, (X, "zaz")),
+    (finally_alone, (X,)),
+    (nested_with_a_callee, (X, "ab")),
+    (nested_with_a_callee, (X, "zsa")),
+])
+def test_finally_values_and_events_as_python(fn, args):
+    del EVENTS[:]
+    value = fn(*args)
+    python = EVENTS[:]
+    del EVENTS[:]
+    assert pullback.value_and_grad(fn)(*args)[0] == value
+    assert python == EVENTS
+    check_grads(fn, args, order=2, argnums=0)
+
+
+def test_an_exception_leaving_a_finally_propagates_after_it_ran():
+    del EVENTS[:]
+
+    def leaves(x):
+        try:
+            with Recorder("block"):
+                y = x * {}["missing"]
+        except IndexError:
+            y = x
+        finally:
+            EVENTS.append("finally")
+        return np.sum(y)
+
+    with pytest.raises(KeyError, match="missing"):
+        pullback.grad(leaves)(X)
+    assert EVENTS == [("enter", "block"), ("exit", "block", "KeyError"), "finally"]
+
+
+def test_a_handled_exception_restores_errstate_in_the_with_block():
+    def guarded(x):
+        try:
+            with np.errstate(divide="raise"):
+                y = np.log(x - x)
+        except FloatingPointError:
+            y = x * 2.0
+        return np.sum(y * x)
+
+    before = np.geterr()
+    check_grads(guarded, (X,), order=2)
+    assert np.geterr() == before

@@ -4,7 +4,8 @@
 `__exit__` as the statement does, and keep the contexts generated code has entered
 and not yet exited, per thread. When an exception ends the generated code, the
 entry point that ran it (`debugging.run_generated`) exits those contexts with the
-exception (`closing`), as the `with` statements would have. A context manager that
+exception (`closing`), as the `with` statements would have; so does the handler of a
+`try` statement around them (`handlers.try_failed`). A context manager that
 suppresses it (`contextlib.suppress`) would resume the function after a block that
 stopped part way, whose derivative pullback did not compute: that is refused.
 """
@@ -40,25 +41,36 @@ def exit_context(context):
     type(context).__exit__(context, None, None, None)
 
 
+def depth():
+    """How many contexts this thread's generated code has entered and not exited."""
+    return len(_entered())
+
+
+def unwind(depth, error):
+    """Exit, with exception `error`, the contexts entered beyond the first `depth`,
+    innermost first, as the `with` statements `error` left would have; raise the
+    TransformError of one that suppressed it, or an exception an `__exit__` raised."""
+    entered = _entered()
+    raised = error
+    while len(entered) > depth:
+        context, filename, lineno = entered.pop()
+        if type(context).__exit__(context, type(raised), raised, raised.__traceback__) and (
+                raised is error):
+            raised = _suppressed(context, error, filename, lineno)
+    if raised is not error:
+        raise raised from error
+
+
 class closing:
     """Around a call of generated code: the contexts it entered and, ended by an
-    exception, did not exit are exited with that exception, innermost first."""
+    exception, did not exit are exited with that exception (`unwind`)."""
 
     def __enter__(self):
-        self.depth = len(_entered())
+        self.depth = depth()
 
     def __exit__(self, kind, error, trace):
-        entered = _entered()
-        if error is None:
-            return
-        raised = error
-        while len(entered) > self.depth:
-            context, filename, lineno = entered.pop()
-            if type(context).__exit__(context, type(raised), raised, raised.__traceback__) and (
-                    raised is error):
-                raised = _suppressed(context, error, filename, lineno)
-        if raised is not error:
-            raise raised from error
+        if error is not None:
+            unwind(self.depth, error)
 
 
 def _suppressed(context, error, filename, lineno):

@@ -1,14 +1,17 @@
 """The flag of a `try` statement in generated code (`compiler.frontend.try_blocks`).
 
 `failed, error = try_started()` comes before the try block; its handler begins
-with `failed, error = try_failed(caught)`. The pullback reads `failed` to tell
-which path the forward took: the handler's, or the block's.
+with `failed, error = try_failed(caught, error)`. The pullback reads `failed` to
+tell which path the forward took: the handler's, or the block's.
 """
+
+from . import contexts
 
 
 def try_started():
-    """`(False, None)`: no exception yet, none caught."""
-    return False, None
+    """`(False, depth)`: no exception yet; `depth` counts the contexts of `with` blocks
+    entered so far, which the handler leaves entered (`try_failed`)."""
+    return False, contexts.depth()
 
 
 def caught_types(*types):
@@ -20,6 +23,9 @@ def caught_types(*types):
     return tuple(flat)
 
 
-def try_failed(caught):
-    """`(True, caught)`: the try block raised `caught`, which a handler caught."""
+def try_failed(caught, depth):
+    """`(True, caught)`: the try block raised `caught`, which a handler caught. The
+    contexts the block entered beyond the first `depth` and did not exit are exited
+    with `caught` first, as its `with` statements would have."""
+    contexts.unwind(depth, caught)
     return True, caught

@@ -1187,16 +1187,22 @@ class Generator:
         return lines
 
     def guarded(self, sc):
-        """`try`, the block raising when a condition holds, and a handler; maybe `else`."""
+        """`try`, the block raising when a condition holds, and a handler; maybe `else`,
+        maybe `finally`, or `finally` alone."""
         error = self.one_of(("ValueError", "KeyError"))
         raising = [f"if {self.condition(sc)}:", f"    raise {error}"]
         body = self.block(sc)  # the raise goes between statements: first or last
         lines = ["try:", *indent(raising + body if self.chance(50) else body + raising)]
-        lines += [f"except {self.one_of(('ValueError', '(KeyError, ValueError)'))}:",
-                  *indent(self.block(sc))]
-        if self.chance(30):
+        alone = self.chance(15)
+        if not alone:
+            lines += [f"except {self.one_of(('ValueError', '(KeyError, ValueError)'))}:",
+                      *indent(self.block(sc))]
+        if not alone and self.chance(30):
             lines += ["else:", *indent(self.block(sc))]
-        return lines
+        final = self.block(sc) if alone or self.chance(25) else []
+        if any(line.lstrip().startswith(("return", "break", "continue")) for line in final):
+            final = ["pass"]  # Python 3.14 warns of an exit there
+        return lines + (["finally:", *indent(final)] if final else [])
 
     def record_rebuild(self, sc):
         """A record variable made anew: `dataclasses.replace`, `_replace`, or its class

@@ -110,9 +110,9 @@ def to_anf(tree, origin):
     tree = nodes.clone(tree)
     namer = Namer.for_tree(tree)
     helpers = HelperCalls(namer)
-    tree.body = with_blocks.lower_with_blocks(tree.body, helpers, origin)
+    tree.body = with_blocks.lower_with_blocks(tree.body, helpers)
     tree = generators.lower_generator(tree, namer, origin)
-    tree.body = try_blocks.lower_try_blocks(tree.body, helpers, origin)
+    tree.body = try_blocks.lower_try_blocks(tree, helpers, origin)
     counts = scopes.assignments(tree)
     _count_updates(tree, counts)
     cells, defined = _mark_captured(tree, origin, counts)
@@ -347,6 +347,7 @@ class _Normalizer:
         #                        reading it on this path
         self.defined = defined  # the names of the nested `def`s
         self.renames = {}  # versions of captured variables that take the variable's name
+        self.entries = []  # the versions on entering each enclosing `if`
         self.out = []
         self.lineno = None
         self.depth = 0
@@ -470,6 +471,7 @@ class _Normalizer:
             attempt = (self.atom(attempt[0]), self.load(attempt[1]))
         before, captured = self.versions, self.captured_at
         self.depth += 1
+        self.entries.append(before)
         self.versions, self.captured_at = dict(before), dict(captured)
         body = self.block(stmt.body)
         after_body, captured_in_body = self.versions, self.captured_at
@@ -477,6 +479,7 @@ class _Normalizer:
         orelse = self.block(stmt.orelse)
         after_else = self.versions
         self.captured_at = {**captured_in_body, **self.captured_at}  # captured on either path
+        self.entries.pop()
         self.depth -= 1
         self.versions = _join(*(self.renamed(v) for v in (before, after_body)), body,
                               self.renamed(after_else), orelse, lineno)
@@ -753,10 +756,19 @@ class _Normalizer:
                     f"assign {var} first (only functions defined with `def` may come later)",
                     self.origin.filename, self.lineno, "late binding")
             if current not in (None, var):
-                self.renames[current] = var
-                self.versions[var] = var
-                self.bound.add(var)
+                self.take_own_name(var, current)
             self.captured_at[var] = self.lineno
+
+    def take_own_name(self, var, current):
+        """Name `var`'s version `current` as the variable itself, which closures read.
+        A version from before an enclosing `if` is on the other branch's paths too, where
+        another version may take the name: it is copied instead of renamed."""
+        if any(current in entry.values() for entry in self.entries):
+            self.emit(nodes.assign(var, nodes.name(current), self.lineno))
+        else:
+            self.renames[current] = var
+        self.versions[var] = var
+        self.bound.add(var)
 
     def captured_here(self, var):
         """Whether `var`'s version changed because a closure captured it (`capture`), which

@@ -21,13 +21,18 @@ the block's last statement (after which nothing in the block can raise).
 A `return`, `break` or `continue` inside the statement sets a flag (and `result`),
 what follows it in its part runs only when no flag is set, and after the statement
 `if returned: return result` (`break`, `continue`) leaves as it would have; a `return`
-inside a loop also breaks out of it, and out of each loop around it. `finally` is
-refused.
+inside a loop also breaks out of it, and out of each loop around it.
+
+`try: B finally: F` is a try statement catching any exception around `B` (and its
+handlers), then `F`, then `if failed: raise error`; the exits `B` took are taken
+after that. A `return`, `break` or `continue` in `F` is refused (it would discard
+the exception), and so is `F` reading a variable the statement may have assigned
+when it raised.
 """
 
 from ...errors import unsupported
 from ...runtime import handlers
-from ..syntax import nodes
+from ..syntax import nodes, scopes
 from . import flow
 
 _LOOPS = (nodes.For, nodes.While)
@@ -35,17 +40,22 @@ _SCOPES = (nodes.FunctionDef, nodes.Lambda)
 _EXITS = (nodes.Return, nodes.Break, nodes.Continue)
 
 
-def lower_try_blocks(body, helpers, origin):
-    """`body` (a function's) with each `try` statement lowered (see the module docstring);
-    `helpers` makes the calls of pullback's helpers (`naming.HelperCalls`)."""
-    return _Lowering(helpers, origin).block(body, set())
+def lower_try_blocks(tree, helpers, origin):
+    """The body of FunctionDef `tree` with each `try` statement lowered (see the module
+    docstring); `helpers` makes the calls of pullback's helpers (`naming.HelperCalls`)."""
+    shared = {name for node in nodes.walk_scope(*tree.body)
+              if isinstance(node, (nodes.Global, nodes.Nonlocal)) for name in node.names}
+    local = ({name for name, n in scopes.assignments(tree).items() if n}
+             | {p.id for p in nodes.parameters(tree.args)}) - shared
+    return _Lowering(helpers, origin, local).block(tree.body, set())
 
 
 class _Lowering:
-    def __init__(self, helpers, origin):
+    def __init__(self, helpers, origin, local):
         self.namer = helpers.namer
         self.origin = origin
         self.helper_call = helpers
+        self.local = local  # the function's local variables, which ANF gives versions
 
     def block(self, body, after):
         """`body` lowered; `after`: the names read after it (a loop's, again)."""
@@ -66,13 +76,19 @@ class _Lowering:
         return out
 
     def try_(self, stmt, after):
+        """Try statement `stmt` lowered; `after`: the names read after it."""
         lineno = nodes.lineno_of(stmt)
-        if stmt.finalbody:
-            raise unsupported("a finally clause", stmt.finalbody[0], self.origin,
-                              "put its statements after the try statement, or in a with "
-                              "block's context manager")
-        failed, error, handlers_, out = self.flag(stmt, after)
         exits = _Exits(self.namer)
+        if stmt.finalbody:
+            inside = self.finally_(stmt, after, exits)
+        else:
+            inside = self.attempt(stmt, after, exits)
+        return exits.initial(lineno) + inside + exits.after(lineno)
+
+    def attempt(self, stmt, after, exits):
+        """A try statement without `finally`, its exits setting the flags of `exits`."""
+        lineno = nodes.lineno_of(stmt)
+        failed, error, handlers_, out = self.flag(stmt, after)
         body = exits.lowered(self.block(stmt.body, after))
         left_block = list(exits.flags.values())
         attempt = nodes.if_(nodes.name(failed), self.handlers(handlers_, error, exits, after),
@@ -81,11 +97,42 @@ class _Lowering:
         attempt.attempt = (types[0] if len(types) == 1 else self.helper_call(
             handlers.caught_types, types), nodes.name(error))
         orelse = exits.lowered(self.block(stmt.orelse, after))
-        out += exits.initial(lineno) + [attempt]
+        out.append(attempt)
         if orelse:
             out.append(nodes.if_(nodes.name(failed), [nodes.pass_(lineno)], [
                 _unless(left_block, orelse, lineno)] if left_block else orelse, lineno))
-        return out + exits.after(lineno)
+        return out
+
+    def finally_(self, stmt, after, exits):
+        """`try: B finally: F` as a try statement catching any exception around B (with
+        its handlers), then F, then the exception raised again; the exits B takes are
+        taken after F."""
+        lineno = nodes.lineno_of(stmt)
+        exit_ = next(_exits(stmt.finalbody), None)
+        if exit_ is not None:
+            raise unsupported(f"a {type(exit_).__name__.lower()} in a finally clause", exit_,
+                              self.origin, "it would discard the exception the try block "
+                              "raised; take it after the try statement")
+        final = self.block(stmt.finalbody, after)
+        later = _reads(final) | after
+        if stmt.handlers:
+            block = self.attempt(nodes.replaced(stmt, finalbody=[]), later, exits)
+        else:
+            block = exits.lowered(self.block(stmt.body, later))
+        for var in sorted(_risky(block) & _reads(final) & self.local):
+            raise unsupported(
+                f"reading {var} in a finally clause after the try statement assigns it",
+                stmt.finalbody[0], self.origin,
+                f"when an exception leaves the try statement, Python would see the value "
+                f"{var} had then; read {var} after the try statement instead")
+        failed, error = self.namer.fresh("failed"), self.namer.fresh("error")
+        started = nodes.unpack([failed, error], self.helper_call(handlers.try_started, []),
+                               lineno)
+        attempt = nodes.if_(nodes.name(failed), [nodes.pass_(lineno)], block, lineno)
+        attempt.attempt = (nodes.name("BaseException"), nodes.name(error))
+        reraise = nodes.located(nodes.Raise(exc=nodes.name(error), cause=None), lineno)
+        return [started, attempt] + final + [nodes.if_(nodes.name(failed), [reraise], [],
+                                                        lineno)]
 
     def flag(self, stmt, after):
         """`(failed, error, handlers, statements)`: the names of the flag and of what was
@@ -120,10 +167,7 @@ class _Lowering:
     def check_live(self, block, handlers_, after):
         """Refuse a variable the try block assigns before its last statement that the
         handlers' path reads: Python reads the value the block gave it before raising."""
-        risky = _assigned(block[:-1])
-        if block and not isinstance(block[-1], (nodes.Assign, nodes.AugAssign, nodes.AnnAssign,
-                                                 nodes.Expr, nodes.Return)):
-            risky |= _assigned(block[-1:])
+        risky = _risky(block) & self.local
         for handler in handlers_:
             exposed, assigned = _exposed_reads(handler.body)
             for var in sorted(risky):
@@ -137,7 +181,7 @@ class _Lowering:
 
     def is_generated(self, stmt):
         """Whether `stmt` is a forward's (differentiated again): its one handler begins
-        with `failed, error = try_failed(caught)`, pullback's own helper."""
+        with `failed, error = try_failed(caught, error)`, pullback's own helper."""
         if len(stmt.handlers) != 1 or not stmt.handlers[0].body:
             return False
         first = stmt.handlers[0].body[0]
@@ -277,6 +321,17 @@ def _assigned(statements):
         elif isinstance(node, nodes.FunctionDef):
             found.add(node.name)
     return found
+
+
+def _risky(block):
+    """The variables `block` may have assigned when it raises: all it assigns but by its
+    last statement, when that is a simple one (which assigns only if it did not raise).
+    Only a local's assignment is a new version, which the handler's path would not see."""
+    risky = _assigned(block[:-1])
+    if block and not isinstance(block[-1], (nodes.Assign, nodes.AugAssign, nodes.AnnAssign,
+                                             nodes.Expr, nodes.Return)):
+        risky |= _assigned(block[-1:])
+    return risky
 
 
 def _exposed_reads(statements):

@@ -12,34 +12,33 @@ then the function's own, so every construct and every later stage treats them as
 code without the `with`. A `return`, `break` or `continue` that leaves a block exits
 its contexts first, innermost first, after the returned value is computed.
 
-An exception raised inside the block is not caught here: the generated code has no
-`try`. The entry point running generated code exits the contexts left open
-(`runtime.contexts.closing`), giving `__exit__` the exception as Python would, and
-refuses one that suppresses it: the derivative of a block that stopped part way is
+An exception raised inside the block is not caught here. The handler of a `try`
+statement around the block exits the contexts the exception left open
+(`runtime.handlers.try_failed`), and so does the entry point running generated code
+(`runtime.contexts.closing`), giving `__exit__` the exception as Python would; one
+that suppresses it is refused: the derivative of a block that stopped part way is
 not what pullback computed.
 
 The context manager is not differentiated: its `__enter__` and `__exit__` run as they
 are, and one built from differentiable values is refused (`rules.python_objects`).
 """
 
-from ...errors import unsupported
 from ...runtime import contexts
 from ..syntax import nodes
 
 _LOOPS = (nodes.For, nodes.While)
 
 
-def lower_with_blocks(body, helpers, origin):
+def lower_with_blocks(body, helpers):
     """`body` (a function's) with each `with` statement lowered. A nested function's
     are left as they are: the forward keeps its source, and it is lowered when it is
     transformed itself."""
-    return _Lowering(helpers, origin).block(body, [], 0)
+    return _Lowering(helpers).block(body, [], 0)
 
 
 class _Lowering:
-    def __init__(self, helpers, origin):
+    def __init__(self, helpers):
         self.namer = helpers.namer
-        self.origin = origin
         self.helpers = helpers  # `naming.HelperCalls`
 
     def block(self, body, entered, loop_start):
@@ -65,20 +64,12 @@ class _Lowering:
             stmt.body = self.block(stmt.body, entered, loop_start)
             stmt.orelse = self.block(stmt.orelse, entered, loop_start)
         elif isinstance(stmt, nodes.Try):
-            self.refuse_in_try_block(stmt.body)
+            stmt.body = self.block(stmt.body, entered, loop_start)
             for handler in stmt.handlers:
                 handler.body = self.block(handler.body, entered, loop_start)
             stmt.orelse = self.block(stmt.orelse, entered, loop_start)
             stmt.finalbody = self.block(stmt.finalbody, entered, loop_start)
         return [stmt]
-
-    def refuse_in_try_block(self, body):
-        """Refuse a `with` block inside a try block: an exception its handler catches
-        would leave the context entered, where Python exits it."""
-        for node in nodes.walk(nodes.module(body)):
-            if isinstance(node, nodes.With):
-                raise unsupported("a with block inside a try block", node, self.origin,
-                                  "not yet: put the try statement inside the with block")
 
     def with_(self, stmt, entered, loop_start):
         """`context = manager; target = enter_context(context)` per item, the block,

@@ -179,11 +179,12 @@ class _Reverse:
 
     def attempt(self, stmt, handler, block):
         """The forward of a try statement's `if` (`frontend.try_blocks`): the block's
-        forward inside `try:`, the handler's inside `except`, after it sets the test."""
+        forward inside `try:`, the handler's inside `except`, after it sets the test
+        (and exits the contexts the block left entered)."""
         types, error = stmt.attempt
         caught = self.namer.fresh("caught")
         failed = nodes.call(nodes.name(self.bindings.object("try_failed", handlers.try_failed)),
-                            [nodes.name(caught)])
+                            [nodes.name(caught), nodes.name(error.id)])
         flagged = nodes.unpack([stmt.test.id, error.id], failed, stmt.lineno)
         return nodes.try_(block, types, caught, [flagged] + handler, stmt.lineno)
 
