@@ -92,9 +92,20 @@ def real_part_of_rotation(x):
 
 
 @pytest.mark.parametrize("fn", [phase_magnitude, real_part_of_rotation])
-def test_complex_intermediate_values_are_refused(fn):
-    with pytest.raises(TypeError, match="complex cotangent reached a real argument"):
+def test_complex_intermediate_values_are_refused_at_the_line(fn):
+    with pytest.raises(pullback.TransformError, match=r"complex numbers \(1j here") as caught:
         pullback.grad(fn)(np.array([0.7, -0.3]))
+    assert caught.value.lineno == fn.__code__.co_firstlineno + 1
+
+
+def rotated_by_a_held_constant(x):
+    turns = {"quarter": 1j}
+    return np.sum(np.real(x * turns["quarter"]))
+
+
+def test_complex_values_met_when_the_function_runs_are_refused():
+    with pytest.raises(TypeError, match="complex cotangent reached a real argument"):
+        pullback.grad(rotated_by_a_held_constant)(np.array([0.7, -0.3]))
 
 
 def test_the_rules_page_shows_the_generated_code():

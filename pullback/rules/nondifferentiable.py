@@ -1,4 +1,4 @@
-"""Functions whose results carry no derivative: shapes, counts, tests, rounding."""
+"""Functions whose results carry no derivative: shapes, counts, indices, tests, rounding."""
 
 import functools
 import math
@@ -22,6 +22,7 @@ from pullback.runtime import (
                   introspection,
                   iteration,
                   loops,
+                  mutation,
                   records,
 )
 
@@ -47,7 +48,8 @@ nondifferentiable(
     np.isclose, np.array_equal, np.equal,
     np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and,
     np.logical_or, np.logical_not, np.any, np.all, np.ndarray.any, np.ndarray.all,
-    np.ndarray.argmax, np.ndarray.argmin,
+    np.ndarray.argmax, np.ndarray.argmin, np.searchsorted, np.ndarray.searchsorted,
+    np.digitize, np.linalg.matrix_rank, np.result_type,
     # pullback's own masks, counts, shapes and bookkeeping
     cotangents.extremum_share, cotangents.tie_share, cotangents.within,
     cotangents.reduced_size, cotangents.degrees_of_freedom, cotangents.broadcast_axes,
@@ -75,6 +77,8 @@ nondifferentiable(
 nondifferentiable(contexts.enter_context, contexts.exit_context)
 # `try` statements (compiler.frontend.try_blocks): the flag the pullback tests
 nondifferentiable(handlers.try_started, handlers.try_failed, handlers.caught_types)
+# an update in place another name may see, if an array's item is a view (analysis/updates)
+nondifferentiable(mutation.refuse_if_shared)
 registry.declare(contexts.enter_context, refused={
     "context": "its __enter__ and __exit__ run as they are, not differentiated; compute "
                "the differentiable values inside the with block, not in its manager"})

@@ -19,6 +19,7 @@ from pullback.runtime.cotangents import (
 )
 from pullback.runtime.linalg import (
     as_columns,
+    cofactors,
     cross_left,
     cross_right,
     diagonal_mask,
@@ -197,7 +198,7 @@ def lstsq(z, a, b, rcond=None):
 
 @adjoint(np.linalg.det, result="array")
 def det(z, a):
-    d[a] = np.expand_dims(d[z] * z, (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+    d[a] = np.expand_dims(d[z], (-2, -1)) * cofactors(a, z)
 
 
 @adjoint(np.linalg.slogdet, result=_two_arrays)

@@ -1,6 +1,9 @@
 """Reductions along axes: sum, mean, prod, var, std, max, min, ptp, the NaN-skipping sum and
-mean, the weighted average, and the cumulative sums and products (functions and array
-methods)."""
+mean, the weighted average, the cumulative sums and products (functions and array
+methods), and the sums by bins of `np.bincount` (in its weights; the bins are integers).
+
+The other NaN-skipping reductions, the median and the quantiles are Python versions
+(`numpy_python`)."""
 
 import numpy as np
 
@@ -20,6 +23,7 @@ from pullback.runtime.cotangents import (
     unreduce,
     without_initial,
 )
+from pullback.runtime.structures import unarray
 
 from .numpy_versions import numpy_functions
 
@@ -116,6 +120,11 @@ def cumprod(z, a, axis=None, dtype=None, out=None):
 @adjoint(*numpy_functions("cumulative_prod"), result="array")
 def cumulative_prod(z, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     d[x] = uncumprod(without_initial(d[z], axis, include_initial), x, axis)
+
+
+@adjoint(np.bincount, result="array")
+def bincount(z, x, /, weights=None, minlength=0):
+    d[weights] = unarray(d[z][x], weights)
 
 
 @adjoint(uncumsum)

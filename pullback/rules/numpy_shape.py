@@ -18,6 +18,7 @@ from pullback.runtime.structures import (
     rolled_axis,
     take_index,
     unarray,
+    uncast,
     unconcatenate,
     undiag,
     undiagonal,
@@ -281,6 +282,11 @@ def array(z, object, dtype=None):
     d[object] = unarray(d[z], object)
 
 
+@adjoint(np.ndarray.astype, result="array")
+def astype(z, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    d[a] = uncast(d[z], a, z)
+
+
 @adjoint(np.ndarray.item, np.generic.item, result="scalar")
 def item(z, a, *args):
     d[a] = unitem(d[z], a, args)
@@ -291,7 +297,7 @@ def tolist(z, a, /):
     d[a] = rearray(d[z], z)
 
 
-declare(np.array, copy=True)
+declare(np.array, np.ndarray.astype, copy=True)
 declare(np.asarray, np.asanyarray, view=True)
 
 

@@ -82,6 +82,7 @@ from pullback.runtime.structures import (
     restack,
     restar,
     unarray,
+    uncast,
     unconcat,
     unconcatenate,
     undict,
@@ -271,6 +272,11 @@ def reconcatenate_(z, h, xs, axis=0):
 @adjoint(structures.unarray)
 def unarray_(z, g, x):
     d[g] = rearray(d[z], x)
+
+
+@adjoint(structures.uncast)
+def uncast_(w, g, x, z):
+    d[g] = uncast(d[w], z, z)
 
 
 @adjoint(structures.rearray)

@@ -367,6 +367,10 @@ def key(fn):
 def no_rule_message(fn):
     """Why a call of `fn` with a differentiable argument is refused, and what to do."""
     name = describe(fn)
+    if fn is complex or name.startswith("numpy.fft."):
+        return (f"{name} returns complex numbers, which pullback does not differentiate: "
+                "its derivative rules are written for real values; compute the real and "
+                "imaginary parts as real values")
     if isinstance(fn, type):
         return (f"calling class {name} with a differentiable argument: pullback builds "
                 "dataclasses, named tuples, and objects whose __init__ only stores its "

@@ -170,6 +170,22 @@ def qr_factors(z, a, mode="reduced"):
     return z
 
 
+def cofactors(a, det):
+    """The cofactor matrices of the square matrices `a`, whose determinants are `det`:
+    the derivative of the determinant. `det * inv(a)^T` where every matrix is
+    invertible; otherwise from the SVD `a = u s vt`, as `det(u) det(vt) u p vt`
+    where `p_i` is the product of the singular values but the i-th, which is the
+    limit of that formula at a singular matrix."""
+    try:
+        return np.expand_dims(det, (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+    except np.linalg.LinAlgError:
+        u, s, vt = np.linalg.svd(a)
+        others = np.where(np.eye(s.shape[-1], dtype=bool), 1.0, np.expand_dims(s, -2))
+        sign = np.linalg.det(u) * np.linalg.det(vt)
+        return np.expand_dims(sign, (-2, -1)) * (u * np.expand_dims(
+            np.prod(others, axis=-1), -2)) @ vt
+
+
 def matrix_power_cotangent(g, a, n):
     """The cotangent of `a` from the cotangent `g` of `np.linalg.matrix_power(a, n)`.
 

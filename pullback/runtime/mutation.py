@@ -38,6 +38,18 @@ def with_item(x, index, value):
     return result
 
 
+def refuse_if_shared(updated, reader, error):
+    """Raise `error` if `reader` may share memory with `updated`, which the function
+    updates in place, so that Python would see the update through `reader` (an item
+    of an array, which is a number or a view by the array's rank). Numbers share
+    nothing; anything but two arrays is taken to share."""
+    if isinstance(reader, (float, int, np.generic)):
+        return
+    if not (isinstance(reader, np.ndarray) and isinstance(updated, np.ndarray)
+            and not np.may_share_memory(updated, reader)):
+        raise error
+
+
 def appended(items, value):
     """A copy of list `items` with `value` appended."""
     return _list(items, "append") + [value]

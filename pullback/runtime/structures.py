@@ -398,6 +398,14 @@ def unarray(g, x):
     return unbroadcast(g, x)
 
 
+def uncast(g, x, z):
+    """The cotangent of array `x` from that of `z = x.astype(dtype)`: none through a
+    cast to integers or booleans, whose derivative is zero."""
+    if g is ZERO or not np.issubdtype(np.result_type(z), np.inexact):
+        return ZERO
+    return unbroadcast(g, x)
+
+
 def rearray(h, x):
     """The transpose of `unarray`: an array from the cotangents of `x`'s leaves."""
     if h is ZERO:

@@ -38,6 +38,7 @@ class Update:
     position: int = 0
     affected: list = dataclasses.field(default_factory=list)
     path: tuple = ()
+    changed: set = dataclasses.field(default_factory=set)
 
 
 def is_view(fn):
@@ -72,18 +73,20 @@ class Aliases:
     def __init__(self, names, arrays=()):
         self.own = {name: {name} for name in names}
         self.held = {name: set() if name in arrays else {name} for name in names}
-        self.reads = collections.defaultdict(list)  # name -> [(position, line, path)]
+        self.reads = collections.defaultdict(list)  # name -> [(position, line, path, stmt)]
+        self.uncertain = {}  # name -> the memory it shares only if it is a view, not a
+        #                      number: an array's item, for an array of unknown rank
         self.updates = []
         self.changed = set()
         self.position = 0
         self.path = ()  # the branches the statement being read is in: (branch, side), ...
         self.branches = 0
 
-    def read(self, names, lineno):
-        """The next statement, at user line `lineno`, reads `names`."""
+    def read(self, names, lineno, stmt=None):
+        """The next statement, `stmt` at user line `lineno`, reads `names`."""
         self.position += 1
         for name in names:
-            self.reads[name].append((self.position, lineno, self.path))
+            self.reads[name].append((self.position, lineno, self.path, stmt))
 
     def branch(self):
         """The first branch of an `if` starts: the state before it, for `other_branch`."""
@@ -126,10 +129,15 @@ class Aliases:
     def same(self, target, source):
         """`target` is `source` (a copy of the reference)."""
         self._set(target, self.own.get(source, set()), self.held.get(source, set()))
+        if source in self.uncertain:
+            self.uncertain.setdefault(target, set()).update(self.uncertain[source])
 
-    def view(self, target, source):
-        """`target` is a view of array `source`."""
+    def view(self, target, source, certain=True):
+        """`target` is a view of array `source`; unless `certain`, it may be a number
+        instead (an item, when `source` has one axis)."""
         self._set(target, self.own.get(source, set()), set())
+        if not certain:
+            self.uncertain.setdefault(target, set()).update(self.own.get(source, set()))
 
     def part(self, target, source):
         """`target` is part of `source`: an item, an attribute or a view."""
@@ -165,6 +173,7 @@ class Aliases:
                                  and name not in (*kept, *exempt))
         update.position = self.position
         update.path = self.path
+        update.changed = set(changed)
         self.updates.append(update)
         self.changed |= changed
         if new is not None:
@@ -176,15 +185,20 @@ class Aliases:
         return [name for name in names if name in self.changed]
 
     def conflicts(self):
-        """`(update, variable, line)` for each variable read (at that user line) after
-        an update of memory it reaches, on a path through both (not in the other
-        branch of an `if` than the update's)."""
+        """`(update, variable, line, statement)` for each variable read (by that
+        statement, at that user line) after an update of memory it reaches, on a path
+        through both (not in the other branch of an `if` than the update's)."""
         for update in self.updates:
             for name in update.affected:
-                for position, lineno, path in self.reads[name]:
+                for position, lineno, path, stmt in self.reads[name]:
                     if position > update.position and _on_one_path(path, update.path):
-                        yield update, name, lineno
+                        yield update, name, lineno, stmt
                         break
+
+    def only_maybe(self, update, name):
+        """Whether `name` may reach memory `update` changed through an item of an array
+        that may be a number (`view`, not `certain`): then only running tells."""
+        return bool(self.uncertain.get(name, set()) & update.changed)
 
     def shared(self, name, others):
         """The first of `others` that may reach memory of `name`'s own, or None."""

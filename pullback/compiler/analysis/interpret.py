@@ -94,6 +94,9 @@ class Summary:
       exits: for a loop's body, the variables whose memory each item of the state
         it returns may share, and those it may hold: a pair of sets per item.
       globals_used: the global (or builtin) objects it looked up, by name.
+      guards: `(statement, updated, reader, error)` where an update in place may be
+        seen by `reader` only if an array's item is a view (`updates.Updates.check`):
+        the forward raises `error` before the statement if the two share memory.
     """
 
     result_kind: object
@@ -102,6 +105,7 @@ class Summary:
     updated: list
     exits: list
     globals_used: dict
+    guards: list = dataclasses.field(default_factory=list)
 
 
 @dataclasses.dataclass
@@ -149,6 +153,11 @@ def recursion_fixed_point(attempt, calls_itself, rounds):
     return (kinds.ANY, updated), False
 
 
+_REAL_PARTS = (np.abs, np.absolute, np.real, np.imag, np.angle, abs, np.iscomplexobj,
+               np.isreal, np.iscomplex)
+"""Functions of complex constants whose result is real."""
+
+
 class Interpreter:
     """The abstract interpretation of one ANF function `tree` (see the module docstring).
 
@@ -187,6 +196,7 @@ class Interpreter:
         self.updates = updates.Updates(self, self.params + self.freevars, [
             name for name, kind in self.kinds.items() if kind.shape == "array"])
         self.known = {}  # a test's variable -> its value, when the kinds decide it
+        self.complex = set()  # the constants known to be complex numbers or arrays
         self.place = None  # (the statements of the block being read, the position in it)
         self.blocks = {}  # id of a block's statements -> its `invariance.Block`
         self.reads = None  # how often the function reads each name, once asked
@@ -223,7 +233,7 @@ class Interpreter:
 
     def test(self, stmt):
         """For `if stmt.test:`, the test's value when the kinds decide it, else None."""
-        self.updates.read(stmt.test, self.lineno)
+        self.updates.read(stmt.test, self.lineno, stmt)
         return self.known.get(stmt.test.id) if isinstance(stmt.test, nodes.Name) else None
 
     def save(self):
@@ -253,13 +263,13 @@ class Interpreter:
 
     def finish(self, ret):
         """Interpret the `return` statement `ret`, check the updates in place, and sum up."""
-        self.updates.read(ret, ret.lineno)
+        self.updates.read(ret, ret.lineno, ret)
         self.updates.check()
         user = {version: param for param, version in self.entry.items()}
         updated = self.updates.updated(self.params + self.freevars)
         return Summary(self.kind_of(ret.value), self.kinds, self.shapes,
                        [user.get(p, p) for p in updated], self.updates.reached_by_exits(),
-                       self.callees.globals_used)
+                       self.callees.globals_used, self.updates.guards)
 
     # -- transfer functions --------------------------------------------------------
 
@@ -284,6 +294,8 @@ class Interpreter:
         return None
 
     def assign(self, target, value):
+        if self.is_complex(value):
+            self.complex.add(target)
         if isinstance(value, nodes.Name) and value.id in self.kinds:
             self.kinds[target] = self.kinds[value.id]
             self.shapes[target] = self.shapes.get(value.id)
@@ -526,6 +538,7 @@ class Interpreter:
                 return Step("dynamic", target)
             raise self.no_rule(fn)
         self.kinds[target] = self.constant_result(fn, args, keywords)
+        self.note_complex(target, fn, args)
         if fn is isinstance and len(args) == 2:
             self.known[target] = self.type_test(*args)
         return None
@@ -538,12 +551,51 @@ class Interpreter:
         self.check_refused(fn, args, keywords)
         if registry.is_nondifferentiable(fn) or not any(k.active for k in arg_kinds):
             self.kinds[target] = self.constant_result(fn, args, keywords)
+            self.note_complex(target, fn, args)
             return None
+        self.check_real(args + [v for _, v in keywords])
         if rule is None:
             raise self.no_rule(fn)
         self.kinds[target] = self.result_kind(rule, args, keywords)
         self.shapes[target] = self.result_shape(rule, target, args)
         return Step("primitive", target, fn, rule, args, keywords)
+
+    def is_complex(self, atom):
+        """Whether `atom` is a constant known to be complex: a literal (`1j`), a global
+        or free variable holding one or a complex type (`np.complex128`), or a constant
+        computed from one."""
+        if isinstance(atom, nodes.Constant):
+            return isinstance(atom.value, complex)
+        if isinstance(atom, nodes.Name) and atom.id in self.complex:
+            return True
+        if not self.callees.is_reference(atom):
+            return False
+        try:
+            value = self.callees.callee(atom)
+        except TransformError:
+            return False
+        if isinstance(value, type):  # a dtype: np.complex128, complex
+            return issubclass(value, (complex, np.complexfloating))
+        return isinstance(value, (complex, np.ndarray, np.generic)) and np.iscomplexobj(value)
+
+    def note_complex(self, target, fn, args):
+        """Note constant `target = fn(*args)` as complex when an argument is."""
+        if fn not in _REAL_PARTS and any(map(self.is_complex, args)):
+            self.complex.add(target)
+
+    def check_real(self, args):
+        """Refuse a primitive combining a differentiable value with a complex constant:
+        pullback's derivative rules are written for real values."""
+        for atom in args:
+            if self.is_complex(atom):
+                shown = nodes.unparse(atom) if not isinstance(atom, nodes.Name) or (
+                    atom.id not in self.complex) else "a complex value"
+                raise self.error(
+                    f"computing with complex numbers ({shown} here, with a differentiable "
+                    "value) is not supported: pullback's "
+                    "derivative rules are written for real values; compute the real and "
+                    "imaginary parts as real values (np.cos(t) and np.sin(t) for "
+                    "np.exp(1j * t))", "complex numbers")
 
     def check_refused(self, fn, args, keywords):
         """Refuse a differentiable argument of primitive `fn` at a parameter whose

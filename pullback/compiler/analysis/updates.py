@@ -42,10 +42,11 @@ class Updates:
         self.loop_results = {}
         self.statement_updates = []  # updates in place the statement being read makes
         self.loop_reads = {}  # loop body -> the variables it reads
+        self.guards = []  # (statement, updated, reader, error): an update running tells
 
-    def read(self, node, lineno):
-        """The next statement, at user line `lineno`, reads the names in `node`."""
-        self.aliases.read(_loaded(node), lineno)
+    def read(self, node, lineno, stmt):
+        """The next statement, `stmt` at user line `lineno`, reads the names in `node`."""
+        self.aliases.read(_loaded(node), lineno, stmt)
 
     def updated(self, names):
         """The variables among `names` whose memory an update changed."""
@@ -74,7 +75,7 @@ class Updates:
             return
         loaded = _loaded(stmt)
         memory.read(loaded + [v for n in loaded for v in self.loop_reads.get(n, [])],
-                    self.facts.lineno)
+                    self.facts.lineno, stmt)
         for update in self.statement_updates:
             memory.update(update, None)
         self.statement_updates.clear()
@@ -93,7 +94,8 @@ class Updates:
             for name in target.elts:
                 memory.part(name.id, value.id)
             return
-        if self.returns(target.id) and isinstance(value, nodes.Tuple):
+        if self.returns(target.id) and isinstance(value, nodes.Tuple) and getattr(
+                self.facts.tree, "loop", False):  # a loop body's exit: (flag, *state)
             self.exits.append(value.elts[1:])
             if _is_flag(value.elts[0], flow.NEXT):
                 self.continuing.append(value.elts[1:])
@@ -116,7 +118,7 @@ class Updates:
             else:
                 memory.fresh(target)
         elif isinstance(value, nodes.Subscript) and kind_of(value.value).shape == "array":
-            memory.view(target, value.value.id)
+            memory.view(target, value.value.id, not self.by_numbers(value.slice))
         elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(
                 value.value, nodes.Name):
             memory.part(target, value.value.id)
@@ -225,19 +227,32 @@ class Updates:
                     f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
                     f"{fn.__qualname__} update a copy of {param}."))
 
+    def by_numbers(self, index):
+        """Whether subscript `index` is made of integers alone (`a[0]`, `a[i, j]`): the
+        item of an array is then a number, not a view, when it has that many axes."""
+        parts = index.elts if isinstance(index, nodes.Tuple) else [index]
+        return all(isinstance(p, nodes.Constant) and type(p.value) is int
+                   or isinstance(p, nodes.Name) and self.facts.kind_of(p) is kinds.CONST_SCALAR
+                   for p in parts)
+
     def check(self):
         """Refuse an update in place that a variable read afterwards would see, and,
         in a loop body, one of a value the loop also keeps elsewhere in the state it
-        passes to the next iteration."""
-        for update, name, lineno in self.aliases.conflicts():
+        passes to the next iteration. Where the variable shares memory with the one
+        updated only if an item of an array is a view, not a number (which the rank of
+        the array decides), the forward checks the arrays before the read (`guards`)."""
+        for update, name, lineno, stmt in self.aliases.conflicts():
             if name in self.loop_reads:  # a loop's body: the variables it reads are named
                 continue
             reader = _user_name(name)
             shared = "" if reader == update.var else ", which shares its memory,"
-            raise TransformError(
+            error = TransformError(
                 f"{update.what} updates {update.var} in place, and {reader}{shared} is "
                 f"read at line {lineno}: Python would see the change there. "
                 f"{update.remedy}", self.facts.origin.filename, update.lineno, "update in place")
+            if stmt is None or not self.aliases.only_maybe(update, name):
+                raise error
+            self.guards.append((stmt, update.name, name, error))
         if not getattr(self.facts.tree, "loop", False):
             return
         for param in self.aliases.updated(self.facts.params[1:]):

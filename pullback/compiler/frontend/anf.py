@@ -73,7 +73,7 @@ from ...errors import TransformError, unsupported
 from ...runtime import loops, mutation
 from ..syntax import annotations, nodes, scopes
 from ..syntax.naming import HelperCalls, Namer
-from . import flow, generators, try_blocks, with_blocks
+from . import flow, generators, late_binding, try_blocks, with_blocks
 
 _UNSUPPORTED_STATEMENTS = {
     "AsyncFor": "an async for loop",
@@ -115,6 +115,7 @@ def to_anf(tree, origin):
     tree.body = try_blocks.lower_try_blocks(tree, helpers, origin)
     counts = scopes.assignments(tree)
     _count_updates(tree, counts)
+    late_binding.lift_late_bound(tree, counts)
     cells, defined = _mark_captured(tree, origin, counts)
     declared, tree.body = _declarations(tree.body)
     body = flow.lower_exits(tree.body, namer)

@@ -83,7 +83,8 @@ def parse_function(fn):
             "a module or a Jupyter cell rather than at a plain interactive prompt",
             construct="source",
         )
-    node = _find_definition(_definitions(code.co_filename, lines), code)
+    node = _with_passed_variables(_find_definition(_definitions(code.co_filename, lines), code),
+                                  code)
     _check_unchanged(node, code)
     origin = Origin(
         filename=code.co_filename,
@@ -158,9 +159,26 @@ def _defines(node, code, params):
         return (
             code.co_name == "<lambda>"
             and node.lineno == code.co_firstlineno
-            and tuple(names) == params
+            and tuple(names) == params[: len(names)]
+            and len(node.args.args) == code.co_argcount
         )
     return False
+
+
+def _with_passed_variables(node, code):
+    """Definition `node` with the keyword-only parameters its running `code` has last
+    and the source does not: variables the function around it passes at each call
+    (`late_binding`), which the source reads as free variables."""
+    args = node.args
+    have = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
+    kwonly = code.co_varnames[code.co_argcount: code.co_argcount + code.co_kwonlyargcount]
+    passed = [name for name in kwonly if name not in have]
+    if not passed:
+        return node
+    node = copy.deepcopy(node)
+    node.args.kwonlyargs += [ast.arg(arg=name, annotation=None) for name in passed]
+    node.args.kw_defaults += [None] * len(passed)
+    return node
 
 
 def _check_unchanged(node, code):

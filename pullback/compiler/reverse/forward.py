@@ -25,7 +25,7 @@ in reverse order and writes the pullback.
 import dataclasses
 
 from ...errors import TransformError
-from ...runtime import custom, handlers, loops
+from ...runtime import custom, handlers, loops, mutation
 from .. import ir
 from ..analysis import interpret, kinds
 from ..syntax import nodes
@@ -94,6 +94,7 @@ class _Reverse:
                                            self.index_value)
         self.params, self.freevars = self.facts.params, self.facts.freevars
         self.kind_of, self.shape_of = self.facts.kind_of, self.facts.shape_of
+        self.first_emitted = {}  # id of a statement -> the first node of its forward
 
     @property
     def kinds(self):
@@ -128,7 +129,22 @@ class _Reverse:
         """φ of the function's statements: `(forward code, ops, its return, Summary)`."""
         *body, ret = self.tree.body
         forward, ops = self.forward_block(body)
-        return forward, ops, ret, self.facts.finish(ret)
+        summary = self.facts.finish(ret)
+        self.guard(forward, summary.guards, ret)
+        return forward, ops, ret, summary
+
+    def guard(self, forward, guards, ret):
+        """Before each statement of `guards` (`interpret.Summary`), the check that the
+        variable it reads shares no memory with the one updated in place before it."""
+        for stmt, updated, reader, error in guards:
+            check = nodes.expr(nodes.call(
+                nodes.name(self.bindings.object("refuse_if_shared", mutation.refuse_if_shared)),
+                [nodes.name(updated), nodes.name(reader),
+                 nodes.name(self.bindings.object("shared_memory", error))]), error.lineno)
+            if stmt is ret:
+                forward.append(check)
+            elif not _insert_before(forward, self.first_emitted.get(id(stmt)), check):
+                raise error
 
     def signature(self):
         """The forward's parameters, the user's, and the statements giving a parameter's
@@ -155,6 +171,8 @@ class _Reverse:
             else:
                 emitted, op = self.forward_statement(stmt)
             forward.extend(emitted)
+            if emitted:
+                self.first_emitted[id(stmt)] = emitted[0]
             if isinstance(op, list):
                 ops.extend(op)
             elif op is not None:
@@ -476,3 +494,19 @@ def _defined(stmt):
     if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Lambda):
         return stmt.targets[0].id
     return None
+
+
+def _insert_before(block, target, stmt):
+    """Insert `stmt` before node `target` in `block` or a block inside it; whether
+    `target` was found."""
+    for i, node in enumerate(block):
+        if node is target:
+            block.insert(i, stmt)
+            return True
+        inner = [getattr(node, field, None) or [] for field in ("body", "orelse", "finalbody")]
+        inner += [handler.body for handler in getattr(node, "handlers", [])]
+        if not isinstance(node, nodes.FunctionDef) and any(
+                _insert_before(part, target, stmt) for part in inner):
+            return True
+    return False
+

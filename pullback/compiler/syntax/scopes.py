@@ -39,14 +39,14 @@ def user_functions(tree):
 def _collect_nested(node, found):
     if isinstance(node, SCOPES):
         found.append(node)
-        for part in _evaluated_outside(node):
+        for part in evaluated_outside(node):
             _collect_nested(part, found)
         return
     for child in nodes.iter_child_nodes(node):
         _collect_nested(child, found)
 
 
-def _evaluated_outside(node):
+def evaluated_outside(node):
     """The parts of a `def` or `lambda` evaluated in the enclosing scope: defaults."""
     args = node.args
     parts = list(args.defaults) + [d for d in args.kw_defaults if d is not None]
@@ -88,7 +88,7 @@ def _count_bindings(node, counts):
     if isinstance(node, nodes.FunctionDef):
         counts[node.name] += 1
     if isinstance(node, SCOPES):
-        for part in _evaluated_outside(node):
+        for part in evaluated_outside(node):
             _count_bindings(part, counts)
         return
     if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
