@@ -422,10 +422,37 @@ def late_binding_in_branches_and_comprehensions(x):
     return first
 
 
+def read_by_closures_calling_each_other_before(x):
+    def outer(t):
+        return inner(t) * 2.0
+
+    def inner(t):
+        return t * x
+
+    def never_called(t):
+        return inner(t) + 1.0
+
+    y = outer(1.5)
+    x = x * 3.0
+    return y * x
+
+
+def read_by_closures_calling_each_other_after(x):
+    def outer(t):
+        return inner(t) * 2.0
+
+    def inner(t):
+        return t * x
+
+    x = x * 3.0
+    return outer(1.5) * x
+
+
 @pytest.mark.parametrize("fn", [
     a_lambda_called_at_once_in_a_choice,
     mutual_recursion_in_a_loop, assigned_after_its_last_call, a_def_then_its_variable_in_a_loop,
     a_parameter_read_then_assigned_in_a_branch, reads_a_constant_function_defined_after_it,
+    read_by_closures_calling_each_other_before,
 ])
 def test_a_variable_closures_read_is_assigned_again_after_their_last_call(fn):
     check_grads(fn, (0.7,), order=2)
@@ -452,6 +479,7 @@ def test_the_variable_read_late_is_a_keyword_of_each_call():
 
 @pytest.mark.parametrize("fn, offset", [
     (passed_on, 3), (called_from_another_closure, 3), (recursion_reading_a_later_value, 4),
+    (read_by_closures_calling_each_other_after, 7),
 ])
 def test_assigning_a_variable_a_closure_may_still_read_is_refused(fn, offset):
     with pytest.raises(TransformError, match="x is read by the nested function at line"
@@ -535,3 +563,21 @@ def test_a_closure_copied_into_branches_by_an_early_return(fn, args):
     # version it reads as the variable itself; the version from before the `if`, on
     # both branches' paths, is copied rather than renamed (found by the fuzzer).
     check_grads(fn, args, order=2)
+
+
+def captured_in_both_branches_then_updated_in_one(x, c):
+    vs = [x, x * 2.0]
+    if c > 0.0:
+        scale = (lambda t: vs[0] * t)(3.0)
+    else:
+        scale = 2.0
+        vs[0] = (lambda t: vs[1] * t)(2.0)
+    return vs[0] * scale
+
+
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_a_variable_captured_in_both_branches_and_updated_in_one(c):
+    # each branch names the version before the `if` as the variable, by a copy; the
+    # branch that updates it after keeps its last version apart (found by the fuzzer,
+    # as 'vs1 assigned again' in ANF)
+    check_grads(captured_in_both_branches_then_updated_in_one, (0.7, c), order=2, argnums=0)

@@ -144,39 +144,51 @@ class _ClosureUses:
     """Where a function's code (its nested functions' too) reads each name, and the
     lines of its loops: whether a variable closures read may be assigned again."""
 
+    DEEP = "<deeper>"  # the owner of a read in an unnamed function, or two functions deep
+
     def __init__(self, body):
         calls = {id(n.func) for stmt in body for n in nodes.walk(stmt)
                  if isinstance(n, nodes.Call) and isinstance(n.func, nodes.Name)}
-        self.reads = collections.defaultdict(list)  # name -> [(line, called, nested)]
+        named = {id(n.value): n.targets[0].id for stmt in body for n in nodes.walk(stmt)
+                 if isinstance(n, nodes.Assign) and isinstance(n.value, nodes.Lambda)
+                 and len(n.targets) == 1 and isinstance(n.targets[0], nodes.Name)}
+        self.reads = collections.defaultdict(list)  # name -> [(line, called, owner)]
         self.loops = []  # (first line, last line) of each loop
-        pending = [(stmt, False) for stmt in body]
+        pending = [(stmt, None) for stmt in body]
         while pending:
-            node, nested = pending.pop()
+            node, owner = pending.pop()
             if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Load):
                 self.reads[node.id].append((getattr(node, "lineno", None), id(node) in calls,
-                                            nested))
-            if isinstance(node, (nodes.For, nodes.While)) and not nested:
+                                            owner))
+            if isinstance(node, (nodes.For, nodes.While)) and owner is None:
                 lines = [n.lineno for n in nodes.walk(node) if getattr(n, "lineno", None)]
                 self.loops.append((min(lines), max(lines)))
-            inner = nested or isinstance(node, (nodes.FunctionDef, nodes.Lambda))
-            pending.extend((child, inner) for child in nodes.iter_child_nodes(node))
+            if isinstance(node, (nodes.FunctionDef, nodes.Lambda)):
+                name = node.name if isinstance(node, nodes.FunctionDef) else named.get(id(node))
+                owner = (name or self.DEEP) if owner is None else self.DEEP
+            pending.extend((child, owner) for child in nodes.iter_child_nodes(node))
 
     def settled(self, var, closures, lineno):
         """Whether `var`, which `closures` read, may be assigned again at line `lineno`:
         each of them is a lambda called where it is made, or is named and only called by
-        name in the function's own code, never after that line nor in a loop around it,
-        and no nested function reads `var` there. Then no closure would see the new
-        value."""
+        name, in the function's own code never after that line nor in a loop around it,
+        and in its nested functions only in named ones of which the same holds; and no
+        nested function reads `var` there. Then no closure would see the new value."""
         around = [(a, b) for a, b in self.loops if a <= lineno <= b]
 
         def later(line):  # a read made by an earlier stage, of no line: any time
             return line is None or line > lineno or any(a <= line <= b for a, b in around)
 
-        if any(nested and later(line) for line, _, nested in self.reads[var]):
+        def quiet(name, seen):  # no call of closure `name` comes after the assignment
+            if name == CALLED_AT_ONCE or name in seen:
+                return True
+            return name not in (None, self.DEEP) and all(
+                called and (not later(line) if owner is None else quiet(owner, seen | {name}))
+                for line, called, owner in self.reads[name])
+
+        if any(owner is not None and later(line) for line, _, owner in self.reads[var]):
             return False
-        return all(name == CALLED_AT_ONCE or name is not None and all(
-            called and not nested and not later(line) for line, called, nested in
-            self.reads[name]) for name in closures)
+        return all(quiet(name, frozenset()) for name in closures)
 
 
 def _name_entry_values(tree, normalizer):
@@ -1221,13 +1233,24 @@ def _join(before, after_body, body, after_else, orelse, lineno):
         existing = before.get(var)
         captured_in_else = in_else == var != existing
         if in_body is not None and in_body != existing and not captured_in_else:
-            target = in_body
-            _rename_or_copy(orelse, in_else, target, existing, lineno)
+            target, mine, other, other_version = in_body, body, orelse, in_else
         else:  # a closure in `orelse` reads the variable by its own name: keep it
-            target = in_else
-            _rename_or_copy(body, in_body, target, existing, lineno)
+            target, mine, other, other_version = in_else, orelse, body, in_body
+        if target == var and other_version not in (None, existing) and _assigns(other, var):
+            # the other branch also named a version `var`, for its closures, before its
+            # last: the last takes no second `var`, and this branch copies into it
+            _copy_into(mine, other_version, nodes.name(var), lineno)
+            target = other_version
+        else:
+            _rename_or_copy(other, other_version, target, existing, lineno)
         joined[var] = target
     return joined
+
+
+def _assigns(branch, var):
+    """Whether the statements `branch` assign `var` (in their own scope)."""
+    return any(isinstance(n, nodes.Name) and n.id == var and isinstance(n.ctx, nodes.Store)
+               for n in nodes.walk_scope(*branch))
 
 
 def _rename_or_copy(branch, version, target, existing, lineno):
