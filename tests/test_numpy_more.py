@@ -263,7 +263,8 @@ def test_select_is_numpys():
 
 def assert_numpys(ours, theirs):
     """`ours` is NumPy's result `theirs`: of its type, and for arrays of its dtype, shape and
-    values (NaN where NumPy's are); for tuples and lists, item by item."""
+    values (NaN where NumPy's are; float32 ones to rounding, which NumPy's own versions
+    do in different orders); for tuples and lists, item by item."""
     assert type(ours) is type(theirs)
     if isinstance(theirs, (tuple, list)):
         assert len(ours) == len(theirs)
@@ -271,7 +272,10 @@ def assert_numpys(ours, theirs):
             assert_numpys(mine, numpys)
         return
     assert np.shape(ours) == np.shape(theirs) and np.result_type(ours) == np.result_type(theirs)
-    assert np.array_equal(ours, theirs, equal_nan=True)
+    if np.result_type(theirs) == np.float32:
+        np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-7)
+    else:
+        assert np.array_equal(ours, theirs, equal_nan=True)
 
 
 X_EVERYWHERE = np.concatenate([X_INTERP, XP, [np.nan, -50.0, 50.0]])
@@ -366,6 +370,9 @@ QUANTILES = [0.3, 0, 1, np.array([0.1, 0.5, 0.75, 1.0]), np.array(0.25),
              [0.4, 0.6]]
 
 
+@pytest.mark.skipif(np.lib.NumpyVersion(np.__version__) < "2.4.0",
+                    reason="NumPy's own quantiles of float32 values and of infinities differ "
+                           "before 2.4; the Python version gives 2.4's")
 @pytest.mark.filterwarnings("ignore::RuntimeWarning")
 @pytest.mark.parametrize("name", ["quantile", "percentile", "nanquantile", "nanpercentile"])
 def test_quantiles_are_numpys(name):

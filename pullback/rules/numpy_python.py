@@ -745,4 +745,10 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
     if not sparse:
         shape = np.broadcast_shapes(*[np.shape(x) for x in output])
         output = tuple(np.broadcast_to(x, shape) for x in output)
-    return tuple(np.copy(x) for x in output) if copy else output
+    if copy:
+        return tuple(np.copy(x) for x in output)
+    return output if not sparse else _SPARSE_VIEWS(output)
+
+
+_SPARSE_VIEWS = type(np.meshgrid(np.zeros(1), sparse=True, copy=False))
+"""What `np.meshgrid(..., sparse=True, copy=False)` returns: a list before NumPy 2.5."""
