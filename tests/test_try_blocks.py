@@ -557,3 +557,31 @@ def test_a_handled_exception_restores_errstate_in_the_with_block():
     before = np.geterr()
     check_grads(guarded, (X,), order=2)
     assert np.geterr() == before
+
+
+def else_updates_what_the_block_assigned(x, c):
+    if c > 5.0:
+        if c > 10.0:
+            raise ValueError("too large")
+    elif c > 1.0:
+        return x
+    try:
+        if c > 0.5:
+            raise ValueError
+        v = x * 1.0
+    except (KeyError, ValueError):
+        return x * 3.0
+    else:
+        v = v * 2.0
+    finally:
+        EVENTS.append("finally")
+    return v * x
+
+
+@pytest.mark.parametrize("c", [7.0, 2.0, 0.7, 0.2])
+def test_the_else_clause_updates_a_variable_unbound_where_the_handler_runs(c):
+    # the join after the else clause copied v on the handler's path too, where the
+    # block had not assigned it: UnboundLocalError in the forward (found by the fuzzer)
+    assert pullback.value_and_grad(else_updates_what_the_block_assigned)(0.3, c)[0] == (
+        else_updates_what_the_block_assigned(0.3, c))
+    check_grads(else_updates_what_the_block_assigned, (0.3, c), order=2, argnums=0)

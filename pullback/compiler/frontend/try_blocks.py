@@ -47,7 +47,9 @@ def lower_try_blocks(tree, helpers, origin):
               if isinstance(node, (nodes.Global, nodes.Nonlocal)) for name in node.names}
     local = ({name for name, n in scopes.assignments(tree).items() if n}
              | {p.id for p in nodes.parameters(tree.args)}) - shared
-    return _Lowering(helpers, origin, local).block(tree.body, set())
+    lowering = _Lowering(helpers, origin, local)
+    lowering.assigned = {p.id for p in nodes.parameters(tree.args)}
+    return lowering.block(tree.body, set())
 
 
 class _Lowering:
@@ -56,6 +58,7 @@ class _Lowering:
         self.origin = origin
         self.helper_call = helpers
         self.local = local  # the function's local variables, which ANF gives versions
+        self.assigned = set()  # the variables assigned before the statement being lowered
 
     def block(self, body, after):
         """`body` lowered; `after`: the names read after it (a loop's, again)."""
@@ -64,6 +67,7 @@ class _Lowering:
             later = _reads(body[i + 1:]) | after
             if isinstance(stmt, nodes.Try):
                 out.extend(self.try_(stmt, later))
+                self.assigned |= _assigned([stmt])
                 continue
             if isinstance(stmt, _LOOPS):
                 inside = _reads([stmt]) | later
@@ -72,6 +76,7 @@ class _Lowering:
             elif isinstance(stmt, nodes.If):
                 stmt.body, stmt.orelse = self.block(stmt.body, later), self.block(
                     stmt.orelse, later)
+            self.assigned |= _assigned([stmt])
             out.append(stmt)
         return out
 
@@ -89,10 +94,12 @@ class _Lowering:
         """A try statement without `finally`, its exits setting the flags of `exits`."""
         lineno = nodes.lineno_of(stmt)
         failed, error, handlers_, out = self.flag(stmt, after)
+        unbound = self.unbound_on_handling(stmt)
         body = exits.lowered(self.block(stmt.body, after))
         left_block = list(exits.flags.values())
-        attempt = nodes.if_(nodes.name(failed), self.handlers(handlers_, error, exits, after),
-                            body, lineno)
+        handling = [nodes.assign(var, nodes.constant(None), lineno) for var in unbound]
+        attempt = nodes.if_(nodes.name(failed), handling + self.handlers(
+            handlers_, error, exits, after), body, lineno)
         types = [_types(h) for h in handlers_]
         attempt.attempt = (types[0] if len(types) == 1 else self.helper_call(
             handlers.caught_types, types), nodes.name(error))
@@ -133,6 +140,17 @@ class _Lowering:
         reraise = nodes.located(nodes.Raise(exc=nodes.name(error), cause=None), lineno)
         return [started, attempt] + final + [nodes.if_(nodes.name(failed), [reraise], [],
                                                         lineno)]
+
+    def unbound_on_handling(self, stmt):
+        """The variables the try block and the `else` clause both assign that nothing
+        assigned before. Unbound where a handler runs, they are set to None there: ANF
+        joins their versions after the `else` clause, copying them on every path, the
+        handler's too. Only a program Python would stop with UnboundLocalError reads
+        that None."""
+        if not stmt.orelse:
+            return []
+        return sorted(_assigned(stmt.body) & _assigned(stmt.orelse) & self.local
+                      - self.assigned)
 
     def flag(self, stmt, after):
         """`(failed, error, handlers, statements)`: the names of the flag and of what was

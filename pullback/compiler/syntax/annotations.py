@@ -43,10 +43,15 @@ ANNOTATIONS = {
 
 def rename_version(node, old, new):
     """Rename version `old` to `new` in the annotations of `node` that name versions
-    (`updates`, `written_back`), as a rename of its Name nodes does in its code."""
+    (`updates`, `written_back`, `attempt`), as a rename of its Name nodes does in its
+    code."""
     updates = getattr(node, "updates", None)
     if updates is not None and updates[1] == old:
         node.updates = (updates[0], new)
+    for atom in getattr(node, "attempt", None) or ():
+        for name in nodes.walk(atom):
+            if isinstance(name, nodes.Name) and name.id == old:
+                name.id = new
     written = getattr(node, "written_back", None)
     if written is not None:
         node.written_back = [new if name == old else name for name in written]
