@@ -33,7 +33,7 @@ def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, argnum
     """
     args = args if isinstance(args, tuple) else (args,)
     if argnums is not None:
-        argnums = (argnums,) if isinstance(argnums, int) else tuple(argnums)
+        argnums = api.argnums_tuple(argnums)
         f, args = _of_arguments(f, args, argnums), tuple(args[i] for i in argnums)
     rng = np.random.default_rng(seed)
     out, back = api.vjp(f, *args)

@@ -581,3 +581,47 @@ def test_a_variable_captured_in_both_branches_and_updated_in_one(c):
     # branch that updates it after keeps its last version apart (found by the fuzzer,
     # as 'vs1 assigned again' in ANF)
     check_grads(captured_in_both_branches_then_updated_in_one, (0.7, c), order=2, argnums=0)
+
+
+def appends_to_the_enclosing_list(x):
+    found = []
+
+    def keep(v):
+        found.append(v * 2.0)
+
+    for k in range(2):
+        keep(x[k])
+    return sum(found)
+
+
+LOSSES = []
+
+
+def logs_to_a_global_list(x):
+    loss = np.sum(np.sin(x))
+    LOSSES.append(loss)
+    return loss * 2.0
+
+
+def sums_a_global_list_it_fills(x):
+    LOSSES.append(np.sum(np.sin(x)))
+    return sum(LOSSES)
+
+
+@pytest.mark.parametrize("fn, offset", [
+    (appends_to_the_enclosing_list, 4), (sums_a_global_list_it_fills, 1)])
+def test_a_list_outside_the_function_filled_and_read_is_refused(fn, offset):
+    # the append ran as it is, so the sum read the values without their derivative: a
+    # gradient of zero, silently (found combining a closure, a loop and late binding)
+    with pytest.raises(TransformError, match="puts a differentiable value into a list that is "
+                                             "not a variable of this function") as caught:
+        pullback.grad(fn)(np.array([0.3, -0.5]))
+    assert caught.value.lineno == fn.__code__.co_firstlineno + offset
+
+
+def test_a_global_list_only_filled_is_a_log():
+    del LOSSES[:]
+    x = np.array([0.3, -0.5])
+    assert np.allclose(pullback.grad(logs_to_a_global_list)(x), 2.0 * np.cos(x))
+    assert len(LOSSES) == 1 and LOSSES[0] == pytest.approx(np.sum(np.sin(x)))
+    check_grads(logs_to_a_global_list, (x,), order=2)

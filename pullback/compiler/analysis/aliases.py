@@ -74,15 +74,15 @@ class Aliases:
         self.own = {name: {name} for name in names}
         self.held = {name: set() if name in arrays else {name} for name in names}
         self.reads = collections.defaultdict(list)  # name -> [(position, line, path, stmt)]
-        self.uncertain = {}  # name -> the memory it shares only if it is a view, not a
-        #                      number: an array's item, for an array of unknown rank
+        self.uncertain = {}  # name -> the memory it shares only if it is not a number:
+        #                      an item of an array of unknown rank, or of a list
         self.updates = []
         self.changed = set()
         self.position = 0
         self.path = ()  # the branches the statement being read is in: (branch, side), ...
         self.branches = 0
 
-    def read(self, names, lineno, stmt=None):
+    def read(self, names, lineno, stmt):
         """The next statement, `stmt` at user line `lineno`, reads `names`."""
         self.position += 1
         for name in names:
@@ -139,9 +139,12 @@ class Aliases:
         if not certain:
             self.uncertain.setdefault(target, set()).update(self.own.get(source, set()))
 
-    def part(self, target, source):
-        """`target` is part of `source`: an item, an attribute or a view."""
+    def part(self, target, source, certain=True):
+        """`target` is part of `source`: an item, an attribute or a view; unless
+        `certain`, it may be a number instead (an item of a vector or of a list)."""
         self._set(target, self.memory(source), self.held.get(source, set()))
+        if not certain:
+            self.uncertain.setdefault(target, set()).update(self.memory(source))
 
     def container(self, target, items):
         """`target` is a new container holding `items`."""
@@ -196,8 +199,8 @@ class Aliases:
                         break
 
     def only_maybe(self, update, name):
-        """Whether `name` may reach memory `update` changed through an item of an array
-        that may be a number (`view`, not `certain`): then only running tells."""
+        """Whether `name` may reach memory `update` changed through an item that may be a
+        number (`view` or `part`, not `certain`): then only running tells."""
         return bool(self.uncertain.get(name, set()) & update.changed)
 
     def shared(self, name, others):

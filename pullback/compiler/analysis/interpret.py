@@ -35,6 +35,7 @@ from ... import errors
 from ...errors import TransformError
 from ...rules import registry
 from ...runtime import calls, custom, introspection, loops, mutation, records, structures
+from ..frontend import flow, parse
 from ..syntax import nodes, operators
 from . import callees, invariance, kinds, updates
 
@@ -775,6 +776,12 @@ class Interpreter:
         if registry.updates_in_place(fn, method, {k.arg for k in value.keywords}):
             raise self.error(f"{what} updates a value in place, which pullback does not "
                              "follow: compute a new value instead", what)
+        if self.fills_a_list_read_elsewhere(value, fn, method):
+            raise self.error(
+                f"{what} puts a differentiable value into a list that is not a variable of "
+                "this function, and is read after: its derivative would not follow the list "
+                "out of the function; return the value instead, and append it where the "
+                "list is made", what)
         if fn is not None:
             if (registry.rule_for(fn) is not None or custom.vjp_of(fn) is not None
                     or not introspection.is_user_function(fn)):
@@ -783,6 +790,20 @@ class Interpreter:
                     and not is_split(value)):
                 return self.static_call(None, fn, value)
         return Step("dynamic", None)
+
+    def fills_a_list_read_elsewhere(self, value, fn, method):
+        """Whether dropped call `value` appends to (extends, pops) a list that is not the
+        function's own (ANF made those new values) but the enclosing function's, which
+        reads it elsewhere, or a global this function reads too. A list only appended to
+        (a log of losses) is not read after."""
+        owner = getattr(fn, "__self__", None)
+        if not (method in flow.UPDATING_METHODS or isinstance(owner, list)
+                and fn.__name__ in flow.UPDATING_METHODS):
+            return False
+        root = (nodes.dotted_path(value.func) or "").split(".")[0]
+        if root in self.freevars:
+            return parse.read_around(self.origin, root)
+        return nodes.read_counts(self.tree.body)[root] > 1
 
     # -- queries -------------------------------------------------------------------
 

@@ -121,7 +121,8 @@ class Updates:
             memory.view(target, value.value.id, not self.by_numbers(value.slice))
         elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(
                 value.value, nodes.Name):
-            memory.part(target, value.value.id)
+            memory.part(target, value.value.id, not (isinstance(value, nodes.Subscript)
+                                                     and self.by_numbers(value.slice)))
         elif isinstance(value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict)):
             memory.container(target, _names(value.values if isinstance(value, nodes.Dict)
                                             else value.elts))
@@ -229,7 +230,8 @@ class Updates:
 
     def by_numbers(self, index):
         """Whether subscript `index` is made of integers alone (`a[0]`, `a[i, j]`): the
-        item of an array is then a number, not a view, when it has that many axes."""
+        item is then a number (which no update changes) when the array has that many
+        axes, or the list holds numbers; else a view, or an object the list holds."""
         parts = index.elts if isinstance(index, nodes.Tuple) else [index]
         return all(isinstance(p, nodes.Constant) and type(p.value) is int
                    or isinstance(p, nodes.Name) and self.facts.kind_of(p) is kinds.CONST_SCALAR
@@ -250,7 +252,7 @@ class Updates:
                 f"{update.what} updates {update.var} in place, and {reader}{shared} is "
                 f"read at line {lineno}: Python would see the change there. "
                 f"{update.remedy}", self.facts.origin.filename, update.lineno, "update in place")
-            if stmt is None or not self.aliases.only_maybe(update, name):
+            if not self.aliases.only_maybe(update, name):
                 raise error
             self.guards.append((stmt, update.name, name, error))
         if not getattr(self.facts.tree, "loop", False):

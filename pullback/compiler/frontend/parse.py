@@ -98,6 +98,24 @@ def parse_function(fn):
     return _as_function_def(node, origin), origin
 
 
+def read_around(origin, name):
+    """Whether the function around nested function `origin` (in its source) reads its
+    variable `name` outside `origin`'s definition; True when that cannot be read."""
+    lines = linecache.getlines(origin.filename)
+    if not lines:
+        return True
+    around = [n for n in _definitions(origin.filename, lines) if isinstance(n, ast.FunctionDef)
+              and n.lineno < origin.lineno <= (n.end_lineno or n.lineno)]
+    if not around:
+        return True
+    inner = max(around, key=lambda n: n.lineno)
+    own = [n for n in ast.walk(inner) if isinstance(n, (ast.FunctionDef, ast.Lambda))
+           and n.lineno == origin.lineno]
+    inside = {id(m) for n in own for m in ast.walk(n)}
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
+               and id(n) not in inside for n in ast.walk(inner))
+
+
 def python_function(fn):
     """`fn` if it is a Python function, else a TransformError saying what to do."""
     if not isinstance(fn, types.FunctionType):
