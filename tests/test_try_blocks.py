@@ -585,3 +585,33 @@ def test_the_else_clause_updates_a_variable_unbound_where_the_handler_runs(c):
     assert pullback.value_and_grad(else_updates_what_the_block_assigned)(0.3, c)[0] == (
         else_updates_what_the_block_assigned(0.3, c))
     check_grads(else_updates_what_the_block_assigned, (0.3, c), order=2, argnums=0)
+
+
+@dataclasses.dataclass
+class Weights:
+    w: np.ndarray
+    s: float
+
+
+def a_late_bound_record_in_a_loop_with_a_try(w, s):
+    p = Weights(w, s)
+    score = lambda t: np.sum(p.w * t) + p.s  # reads p as it is at each call
+    total = 0.0
+    for i in range(3):
+        total = total + score(float(i))
+        p = dataclasses.replace(p, w=p.w * 0.5, s=p.s + total)
+        v = np.copy(p.w)
+        first = v[0]  # a number: the update below does not change it
+        v[1] = v[1] * 2.0
+        try:
+            total = total + first * np.sum(v) * {"a": 1.0}["a" if i else "b"]
+        except KeyError:
+            total = total - score(1.0) * first
+    return total + score(2.0)
+
+
+def test_late_binding_a_record_an_item_and_a_try_in_one_loop():
+    w = np.array([0.3, -0.7, 1.1])
+    assert pullback.value_and_grad(a_late_bound_record_in_a_loop_with_a_try, argnums=(0, 1))(
+        w.copy(), 0.4)[0] == pytest.approx(a_late_bound_record_in_a_loop_with_a_try(w.copy(), 0.4))
+    check_grads(a_late_bound_record_in_a_loop_with_a_try, (w, 0.4), order=2)
