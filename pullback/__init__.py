@@ -7,10 +7,21 @@ applies reverse-mode rules that build one pullback closure per function
 """
 
 from . import rules, testing
-from .api import differentiable, grad, hessian, hvp, jacobian, source, value_and_grad, vjp
+from .api import (
+    differentiable,
+    grad,
+    hessian,
+    hvp,
+    jacfwd,
+    jacobian,
+    jvp,
+    source,
+    value_and_grad,
+    vjp,
+)
 from .config import config
 from .errors import TransformError
-from .rules.registry import adjoint, d, nondifferentiable
+from .rules.registry import adjoint, d, nondifferentiable, t
 from .runtime.cotangents import ZERO
 from .runtime.custom import custom_vjp
 
@@ -27,9 +38,12 @@ __all__ = [
     "grad",
     "hessian",
     "hvp",
+    "jacfwd",
     "jacobian",
+    "jvp",
     "nondifferentiable",
     "source",
+    "t",
     "testing",
     "value_and_grad",
     "vjp",

@@ -10,8 +10,9 @@ from .compiler.analysis import kinds
 from .compiler.frontend import anf, parse
 from .compiler.syntax import nodes
 from .rules import registry
-from .runtime import calls, cotangents, custom, debugging, records
-from .runtime.cotangents import is_differentiable
+from .runtime import calls, cotangents, custom, debugging, dispatch, records
+from .runtime import tangents as tangents_
+from .runtime.cotangents import ZERO, is_differentiable
 
 _STAGES = ("anf", "raw", "optimized")
 
@@ -43,6 +44,77 @@ def vjp(f, *args):
     forward = transform.forward_function(fn, transform.param_kinds(fn, args, {}, parameters))
     out, pullback = debugging.run_generated(forward, *args)
     return out, back_to_arguments(fn, args, pullback)
+
+
+def jvp(f, primals, tangents):
+    """Evaluate `f(*primals)` and its derivative in the direction `tangents` (forward mode).
+
+    Args:
+      f: a Python function of positional arguments.
+      primals: a tuple (or list) of the arguments.
+      tangents: a tuple with one tangent per argument, shaped like it (floats, arrays,
+        and tuples, lists, dicts and records of them); None for an argument without
+        one (an int, a string, or a value held fixed).
+
+    Returns:
+      `(out, tangent_out)`: `out = f(*primals)`, and the derivative of `f` at `primals`
+      applied to `tangents`, shaped like `out`.
+
+    Example:
+      >>> import pullback
+      >>> pullback.jvp(lambda a, b: a * b, (3.0, 4.0), (1.0, 0.0))
+      (12.0, 4.0)
+    """
+    fn = function_of(f)
+    primals, dots = check_tangents(fn, primals, tangents)
+    transform.new_epoch()
+    dots = dispatch.parameter_tangents(fn, primals, {}, (ZERO, *dots))
+    derivative = transform.jvp_function(fn, transform.tangent_kinds(fn, primals, {}, dots))
+    out, out_dot = debugging.run_generated(derivative, dots, *primals)
+    return out, tangents_.external(out_dot, out)
+
+
+def check_tangents(fn, primals, tangents):
+    """`(primals, tangents)` of a call of `jvp(fn, ...)` as tuples, the tangents as
+    generated code holds them (`tangents.internal`); a TypeError when they do not fit."""
+    primals, tangents = tuple(primals), tuple(tangents)
+    if len(primals) != len(tangents):
+        raise TypeError(f"jvp of {fn.__qualname__}: {len(primals)} primals but "
+                        f"{len(tangents)} tangents; give one tangent per argument (None "
+                        "for none)")
+    check_arguments(fn, primals)
+    return primals, tuple(tangents_.internal(t, x, f"the tangent of argument {i}")
+                          for i, (t, x) in enumerate(zip(tangents, primals)))
+
+
+def jacfwd(f, argnums=0):
+    """Make a function returning the Jacobian of `f` by forward mode: one `jvp` per
+    element of the arguments differentiated. Same results and shapes as `jacobian`.
+
+    Example:
+      >>> import numpy as np, pullback
+      >>> pullback.jacfwd(lambda x: x ** 2)(np.array([1.0, 2.0]))
+      array([[2., 0.],
+             [0., 4.]])
+    """
+    fn = function_of(f)
+    positions = argnums_tuple(argnums)
+
+    def jacobian_of(*args, **kwargs):
+        blocks = []
+        for i in positions:
+            columns = []
+            for basis in _basis(args[i]):
+                dots = [None] * len(args)
+                dots[i] = basis
+                out, column = jvp(lambda *xs: fn(*xs, **kwargs), args, dots)
+                columns.append(np.asarray(column, dtype=float))
+            block = np.stack(columns, axis=-1) if columns else np.zeros(np.shape(out) + (0,))
+            blocks.append(np.reshape(block, np.shape(out) + np.shape(args[i])))
+        return blocks[0] if isinstance(argnums, int) else tuple(blocks)
+
+    named_after(jacobian_of, fn)
+    return jacobian_of
 
 
 def back_to_arguments(fn, args, pullback):

@@ -1,9 +1,10 @@
 """Checking derivatives against finite differences.
 
-`check_grads(f, args)` compares the pullback of `f` with central finite
+`check_grads(f, args)` compares the derivatives of `f` with central finite
 differences in a random direction: for random `v` (shaped like the arguments)
 and `u` (shaped like the output), <u, J v> computed numerically must match
-<J^T u, v> computed by pullback. The project's own tests use it.
+<J^T u, v> computed by the pullback (reverse mode) and <u, J v> computed by `jvp`
+(forward mode). The project's own tests use it.
 """
 
 import numpy as np
@@ -13,20 +14,23 @@ from .runtime import records
 from .runtime.cotangents import ZERO, is_differentiable
 
 
-def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, argnums=None):
+def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, argnums=None,
+                modes=("reverse", "forward")):
     """Assert that pullback's derivatives of `f` at `args` match finite differences.
 
     Args:
       f: a function of positional arguments (floats, arrays, containers).
       args: a tuple of arguments (or a single argument).
-      order: the highest order checked: 1 checks the pullback (`vjp`); 2 also
-        checks the derivative of the pullback (grad of grad), and so on.
+      order: the highest order checked: 1 checks the pullback (`vjp`) and the
+        derivative in forward mode (`jvp`); 2 also checks the derivatives of the
+        pullback in both modes (grad of grad, and forward over reverse), and so on.
       eps: the finite-difference step (in float64).
       rtol, atol: the tolerances of the comparison.
       seed: the seed of the random directions.
       argnums: the position, or a tuple of the positions, of the arguments the
         derivatives are taken in (all of them when None); the others stay as they are
         (an int count, a string key).
+      modes: the modes checked at each order: "reverse", "forward" or both.
 
     Raises:
       AssertionError: naming `f`, the analytic and the numeric value.
@@ -38,9 +42,17 @@ def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, argnum
     rng = np.random.default_rng(seed)
     out, back = api.vjp(f, *args)
     u = _random_like(out, rng)
-    _check_vjp(f, args, back, u, rng, eps, rtol, atol)
+    direction = _random_like(args, rng)
+    numeric = _numeric(f, args, u, direction, eps)
+    if "reverse" in modes:
+        _compare(f, "pullback", _inner(back(u), direction), numeric, rtol, atol)
+    if "forward" in modes:
+        dots = tuple(None if v is ZERO else v for v in direction)
+        _, tangent = api.jvp(f, args, dots)
+        _compare(f, "jvp", _inner(u, tangent), numeric, rtol, atol)
     if order > 1:
-        check_grads(_pullback_of(f, u), args, order - 1, eps, rtol, atol, seed + 1)
+        check_grads(_pullback_of(f, u), args, order - 1, eps, rtol, atol, seed + 1,
+                    modes=modes)
 
 
 def _of_arguments(f, args, argnums):
@@ -65,17 +77,19 @@ def _pullback_of(f, u):
     return pullback_of
 
 
-def _check_vjp(f, args, back, u, rng, eps, rtol, atol):
-    direction = _random_like(args, rng)
-    analytic = _inner(back(u), direction)
+def _numeric(f, args, u, direction, eps):
+    """<u, J v> by central differences along `direction`."""
     plus = f(*_step(args, direction, eps))
     minus = f(*_step(args, direction, -eps))
-    numeric = (_inner(u, plus) - _inner(u, minus)) / (2 * eps)
+    return (_inner(u, plus) - _inner(u, minus)) / (2 * eps)
+
+
+def _compare(f, how, analytic, numeric, rtol, atol):
     if not np.allclose(analytic, numeric, rtol=rtol, atol=atol):
         name = getattr(f, "__qualname__", repr(f))
         raise AssertionError(
             f"derivative of {name} does not match finite differences: "
-            f"pullback gives {analytic!r}, finite differences {numeric!r} "
+            f"{how} gives {analytic!r}, finite differences {numeric!r} "
             f"(difference {analytic - numeric:.3g})"
         )
 

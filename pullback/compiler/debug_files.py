@@ -24,7 +24,7 @@ _ROOTS = {}  # a written file -> (the label of the user function, its simple nam
 _OWNERS = {}  # a written file -> the function written there
 
 
-def path_for(directory, origin, code, param_kinds, check_nans):
+def path_for(directory, origin, code, param_kinds, check_nans, suffix="fwd"):
     """The file to write the derivative of a function to.
 
     Args:
@@ -33,12 +33,14 @@ def path_for(directory, origin, code, param_kinds, check_nans):
       code: its code object.
       param_kinds: the kinds of its parameters, as a sorted tuple of pairs.
       check_nans: whether the code checks for NaNs.
+      suffix: what the derivative is: "fwd" (a forward with its pullback) or "jvp"
+        (forward mode).
     """
     root_label, root_name = _root(origin, code)
     label = root_label if origin.filename not in _ROOTS else (
         f"{root_label}.{_chain(code.co_name, root_name)}")
     digest = hashlib.sha1(repr((param_kinds, check_nans)).encode()).hexdigest()[:6]
-    base = os.path.join(directory, f"{label}.fwd.{digest}")
+    base = os.path.join(directory, f"{label}.{suffix}.{digest}")
     path, count = f"{base}.py", 1
     owner = (origin.filename, origin.lineno, origin.name)
     while _OWNERS.setdefault(path, owner) != owner:

@@ -23,7 +23,8 @@ from ..config import current as current_settings
 from ..errors import TransformError
 from ..rules import registry
 from ..runtime import calls, collector, custom, debugging, dispatch, introspection
-from . import debug_files, emit, reverse
+from ..runtime.cotangents import ZERO
+from . import debug_files, emit, reverse, tangent
 from .analysis import interpret, kinds
 from .bindings import Bindings, helper_names, mark_helpers
 from .frontend import anf, inline, parse
@@ -108,13 +109,19 @@ class _Forward:
         self.derivative = None
 
 
-def derivative(fn, param_kinds):
-    """The `Derivative` of Python function `fn` for parameters of kinds `param_kinds`.
+REVERSE, FORWARD = "reverse", "forward"
+"""The modes: a forward function with its pullback (`reverse.reverse`), or a
+derivative in forward mode computing tangents (`tangent.tangent`)."""
+
+
+def derivative(fn, param_kinds, mode=REVERSE):
+    """The `Derivative` of Python function `fn` for parameters of kinds `param_kinds`
+    in `mode`.
 
     Raises:
       TransformError: if `fn` cannot be differentiated.
     """
-    return _derivative(fn, param_kinds, _key(param_kinds))
+    return _derivative(fn, param_kinds, _key(param_kinds, mode))
 
 
 def _derivative(fn, param_kinds, kinds_key):
@@ -143,15 +150,16 @@ def _recursion_fixed_point(fn, param_kinds, key):
     """
     front = _front(fn)
     _, _, _, inlined, _ = front
+    mode = _mode(key[2])
     if fn.__name__ not in nodes.names_in(inlined):
         with _assuming(key, (kinds.ANY, ())):
-            found = _run_pipeline(fn, param_kinds, front)
+            found = _run_pipeline(fn, param_kinds, front, mode)
         if not _calls_itself(found.callees, key):
             return found
     last = []
 
     def attempt(assumed):
-        last[:] = [_Calls()]
+        last[:] = [_Calls(mode)]
         with _assuming(key, assumed):
             return _interpret(front, param_kinds, last[0])
 
@@ -160,7 +168,7 @@ def _recursion_fixed_point(fn, param_kinds, key):
     if not settled:
         _forget_assumptions(key, kinds.ANY)
     with _assuming(key, assumed):
-        return _run_pipeline(fn, param_kinds, front)
+        return _run_pipeline(fn, param_kinds, front, mode)
 
 
 @contextlib.contextmanager
@@ -203,7 +211,23 @@ def forward_function(fn, param_kinds, through_value=False):
     without knowing that the argument changes (see `refuse_updates`)."""
     if custom.vjp_of(fn) is not None:
         return custom.forward_of(fn)
-    kinds_key = _key(param_kinds)
+    return _function(fn, param_kinds, through_value, REVERSE)
+
+
+def jvp_function(fn, param_kinds, through_value=False):
+    """`fn`'s derivative in forward mode for parameters of kinds `param_kinds` (cached):
+    `jvp(tangents, *args, **kwargs) -> (value, tangent)`, `tangents` holding the tangent
+    of `fn` (its environment) and of each parameter (see `tangent`). For a function
+    with a hand-written derivative, the one that runs it; `through_value` as for
+    `forward_function`."""
+    if custom.vjp_of(fn) is not None:
+        return dispatch.custom_jvp_function(fn)
+    return _function(fn, param_kinds, through_value, FORWARD)
+
+
+def _function(fn, param_kinds, through_value, mode):
+    """`forward_function` or `jvp_function`, by `mode`, of a function transformed."""
+    kinds_key = _key(param_kinds, mode)
     entry = _FORWARDS.get(fn, {}).get(kinds_key) if isinstance(
         fn, types.FunctionType) else None
     if entry is None or entry.derivative is None or entry.derivative.checked != _EPOCH[0]:
@@ -234,14 +258,14 @@ def new_epoch():
     _EPOCH[0] += 1
 
 
-def refresh(fn, param_kinds):
+def refresh(fn, param_kinds, mode=REVERSE):
     """Forget derivatives in `fn`'s call graph compiled for globals since rebound.
 
     A function redefined after its callers were transformed (say, in a notebook)
     makes their cached code stale; it is transformed again. Each derivative is
     checked once per epoch.
     """
-    _refresh(fn, param_kinds, _key(param_kinds), set())
+    _refresh(fn, param_kinds, _key(param_kinds, mode), set())
 
 
 def _refresh(fn, param_kinds, kinds_key, seen):
@@ -290,9 +314,11 @@ def _derivative_key(fn, kinds_key):
 
 
 class _Calls:
-    """How the reverse pass compiles calls (see `reverse.reverse`); records the callees."""
+    """How the reverse pass (or, in forward `mode`, the tangent pass) compiles calls (see
+    `reverse.reverse`); records the callees."""
 
-    def __init__(self):
+    def __init__(self, mode=REVERSE):
+        self.mode = mode
         self.callees = []
         self.forward = dispatch.forward
         self.forward_method = dispatch.forward_method
@@ -301,7 +327,7 @@ class _Calls:
 
     def resolve(self, fn, param_kinds):
         """The forward of a Python function called from the function being transformed."""
-        kinds_key = _key(param_kinds)
+        kinds_key = _key(param_kinds, self.mode)
         key = _derivative_key(fn, kinds_key)
         cell = _forward_cell(fn, param_kinds, kinds_key)
         found = _DERIVATIVES.get(key)
@@ -309,7 +335,8 @@ class _Calls:
         result_kind, updated = (found.result_kind, found.updated) if assumed is None else (
             assumed)
         self.callees.append((fn, param_kinds, kinds_key, result_kind))
-        return interpret.Callee(cell, f"{_simple_name(fn)}_fwd", result_kind, updated)
+        suffix = "_fwd" if self.mode == REVERSE else "_jvp"
+        return interpret.Callee(cell, _simple_name(fn) + suffix, result_kind, updated)
 
 
 def _front(fn):
@@ -321,25 +348,33 @@ def _front(fn):
     return (tree, origin, normal, *inline.inline_calls(normal, origin))
 
 
-def _run_pipeline(fn, param_kinds, front):
+def _run_pipeline(fn, param_kinds, front, mode):
     tree, origin, normal, inlined, inlined_globals = front
-    own = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds), _Forward())
-    calls = _Calls()
-    result, namer, bindings, name = _reverse(fn, tree.name, inlined, origin, param_kinds,
-                                             own.cell, calls)
-    raw = functools.partial(simplify.lowered, result.tree, bindings, Namer(namer.taken))
-    if inlined is not normal:
-        raw = functools.partial(_unoptimized_tree, fn, tree.name, normal, origin, param_kinds,
-                                own.cell)
-    optimized = simplify.optimize(result.tree, bindings, namer, result.kinds, result.shapes)
+    own = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds, mode), _Forward())
+    calls = _Calls(mode)
+    result, namer, bindings, name = _stage(fn, tree.name, inlined, origin, param_kinds,
+                                           own.cell, calls, mode)
+    if mode == FORWARD:
+        raw = optimized = result.tree
+        if inlined is not normal:
+            raw = functools.partial(_unoptimized_tree, fn, tree.name, normal, origin,
+                                    param_kinds, own.cell, mode)
+    else:
+        raw = functools.partial(simplify.lowered, result.tree, bindings, Namer(namer.taken))
+        if inlined is not normal:
+            raw = functools.partial(_unoptimized_tree, fn, tree.name, normal, origin,
+                                    param_kinds, own.cell, mode)
+        optimized = simplify.optimize(result.tree, bindings, namer, result.kinds,
+                                      result.shapes)
     settings = current_settings()
     checker = bindings.object("check_nan", debugging.check_nan) if settings.check_nans else None
     used = nodes.names_in(optimized)
     cells = {helper: cell for helper, cell in bindings.cells.items()
              if helper in used or helper == checker}
     free = (set(cells) | set(origin.cells)) - {name}
-    filename = _filename(origin, fn, optimized.name, param_kinds, settings)
-    header = (f"pullback: forward and pullback of {origin.name} "
+    filename = _filename(origin, fn, optimized.name, param_kinds, settings, mode)
+    what = "forward and pullback" if mode == REVERSE else "derivative in forward mode"
+    header = (f"pullback: {what} of {origin.name} "
               f"({os.path.basename(origin.filename)}:{origin.lineno}), kinds {param_kinds}")
     code, text, source_map = emit.compile_forward(optimized, origin, free, filename, header,
                                                   checker)
@@ -350,34 +385,36 @@ def _run_pipeline(fn, param_kinds, front):
                       tuple(result.updated))
 
 
-def _unoptimized_tree(fn, name, normal, origin, param_kinds, cell):
-    """The forward function of `fn` from its ANF `normal`, without inlining or
-    `optimize` (what `pullback.source(f, optimize=False)` shows)."""
-    result, namer, bindings, _ = _reverse(fn, name, normal, origin, param_kinds, cell,
-                                          _Calls())
-    return simplify.lowered(result.tree, bindings, namer)
+def _unoptimized_tree(fn, name, normal, origin, param_kinds, cell, mode):
+    """The derivative of `fn` from its ANF `normal`, without inlining or `optimize`
+    (what `pullback.source(f, optimize=False)` shows)."""
+    result, namer, bindings, _ = _stage(fn, name, normal, origin, param_kinds, cell,
+                                        _Calls(mode), mode)
+    return result.tree if mode == FORWARD else simplify.lowered(result.tree, bindings, namer)
 
 
-def _reverse(fn, name, normal, origin, param_kinds, cell, calls):
-    """The reverse stage on `normal`: its result, and the namer, bindings and forward
-    name it used."""
+def _stage(fn, name, normal, origin, param_kinds, cell, calls, mode):
+    """The reverse stage (or, in forward `mode`, the tangent stage) on `normal`: its
+    result, and the namer, bindings and name of the generated function it used."""
     namer = Namer.for_tree(normal)
     namer.reserve(name)
     nested_names = {name for closure in scopes.user_functions(normal)
                     for name in nodes.names_in(closure)}
     bindings = Bindings(namer, fn.__code__, fn.__globals__, nested_names)
-    forward_name = bindings.cell(f"{_simple_name(fn)}_fwd", cell)
-    result = reverse.reverse(nodes.clone(normal), origin, param_kinds, namer, bindings, calls,
-                             forward_name)
-    return result, namer, bindings, forward_name
+    suffix = "_fwd" if mode == REVERSE else "_jvp"
+    own_name = bindings.cell(_simple_name(fn) + suffix, cell)
+    stage = reverse.reverse if mode == REVERSE else tangent.tangent
+    result = stage(nodes.clone(normal), origin, param_kinds, namer, bindings, calls, own_name)
+    return result, namer, bindings, own_name
 
 
-def _filename(origin, fn, name, param_kinds, settings):
-    """The file to compile the forward `name` of `fn` under: a pseudo name in
+def _filename(origin, fn, name, param_kinds, settings, mode):
+    """The file to compile the generated function `name` of `fn` under: a pseudo name in
     `linecache`, or a file in the debug directory."""
     if settings.debug_dir is not None:
         return debug_files.path_for(settings.debug_dir, origin, fn.__code__,
-                                    _key(param_kinds)[0], settings.check_nans)
+                                    _key(param_kinds)[0], settings.check_nans,
+                                    "fwd" if mode == REVERSE else "jvp")
     return emit.unregistered_name(
         f"<pullback {os.path.basename(origin.filename)}:{origin.lineno} {name}")
 
@@ -387,9 +424,15 @@ def _simple_name(fn):
     return "lambda" if name == "<lambda>" else name
 
 
-def _key(param_kinds):
-    """The cache key of a derivative for `param_kinds` under the current settings."""
-    return tuple(sorted(param_kinds.items())), current_settings()
+def _key(param_kinds, mode=REVERSE):
+    """The cache key of a derivative for `param_kinds` in `mode` under the current
+    settings."""
+    return tuple(sorted(param_kinds.items())), current_settings(), mode
+
+
+def _mode(kinds_key):
+    """The mode a cache key (`_key`) is for."""
+    return kinds_key[2]
 
 
 # -- kinds of actual arguments --------------------------------------------------
@@ -426,6 +469,22 @@ def param_kinds(fn, args, kwargs, active=None):
 
 
 
+
+
+def tangent_kinds(fn, args, kwargs, tangents):
+    """The kind of each parameter and free variable of `fn` called with `args`, `kwargs`
+    in forward mode: active where its tangent is not `ZERO`. `tangents` holds the
+    tangent of `fn`'s environment (a tuple by free variable, or `ZERO`), then one per
+    parameter in signature order."""
+    result = param_kinds(fn, args, kwargs)
+    env = tangents[0]
+    for i, name in enumerate(fn.__code__.co_freevars):
+        if env is ZERO or env[i] is ZERO:
+            result[name] = kinds.constant(result[name])
+    for name, tangent in zip(calls.signature(fn).parameters, tangents[1:]):
+        if tangent is ZERO:
+            result[name] = kinds.constant(result[name])
+    return result
 
 
 # -- the generated functions, as functions to transform again --------------------------

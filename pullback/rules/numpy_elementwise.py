@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from pullback.rules.registry import adjoint, d, declare
+from pullback.rules.registry import adjoint, d, t, declare
 from pullback.runtime.cotangents import select, tie_share, unbroadcast, within
 from pullback.runtime.structures import unarray
 

@@ -6,7 +6,7 @@ Matrix functions work on stacks of matrices (the last two axes), as NumPy's do.
 import numpy as np
 
 from pullback.compiler.analysis.kinds import ARRAY, CONST_SCALAR, sequence
-from pullback.rules.registry import adjoint, d, nondifferentiable
+from pullback.rules.registry import adjoint, d, t, nondifferentiable
 from pullback.runtime import linalg
 from pullback.runtime.cotangents import (
     dot_left,
@@ -63,32 +63,32 @@ def _lstsq_result(*kinds):
     return sequence(tuple, [ARRAY, ARRAY, CONST_SCALAR, ARRAY])
 
 
-@adjoint(np.dot, np.ndarray.dot, result="array", absorbing=True)
+@adjoint(np.dot, np.ndarray.dot, result="array", multilinear=True)
 def dot(z, a, b, out=None):
     d[a] = dot_left(d[z], a, b)
     d[b] = dot_right(d[z], a, b)
 
 
-@adjoint(np.vdot, result="scalar", absorbing=True)
+@adjoint(np.vdot, result="scalar", multilinear=True)
 def vdot(z, a, b, /):
     d[a] = d[z] * reshape_like(b, a)
     d[b] = d[z] * reshape_like(a, b)
 
 
-@adjoint(np.inner, result="array", absorbing=True)
+@adjoint(np.inner, result="array", multilinear=True)
 def inner(z, a, b, /):
     axes = inner_axes(a, b)
     d[a] = tensordot_left(d[z], a, b, axes)
     d[b] = tensordot_right(d[z], a, b, axes)
 
 
-@adjoint(np.outer, *numpy_functions("linalg.outer"), result="array", absorbing=True)
+@adjoint(np.outer, *numpy_functions("linalg.outer"), result="array", multilinear=True)
 def outer(z, a, b, out=None):
     d[a] = reshape_like(np.dot(d[z], np.ravel(b)), a)
     d[b] = reshape_like(np.dot(np.ravel(a), d[z]), b)
 
 
-@adjoint(np.multiply.outer, result="array")
+@adjoint(np.multiply.outer, result="array", multilinear=True)
 def multiply_outer(z, A, B, /):
     d[A] = tensordot_left(d[z], A, B, 0)
     d[B] = tensordot_right(d[z], A, B, 0)
@@ -98,23 +98,24 @@ def multiply_outer(z, A, B, /):
 def add_outer(z, A, B, /):
     d[A] = tensordot_left(d[z], A, np.ones_like(B), 0)
     d[B] = tensordot_right(d[z], np.ones_like(A), B, 0)
+    t[z] = np.multiply.outer(t[A], np.ones_like(B)) + np.multiply.outer(np.ones_like(A), t[B])
 
 
-@adjoint(*numpy_functions("vecdot", "linalg.vecdot"), result="array")
+@adjoint(*numpy_functions("vecdot", "linalg.vecdot"), result="array", multilinear=True)
 def vecdot(z, x1, x2, /, out=None, *, axis=-1):
     parts = uneinsum(d[z], "...i,...i->...", (np.moveaxis(x1, axis, -1), np.moveaxis(x2, axis, -1)))
     d[x1] = np.moveaxis(parts[0], -1, axis)
     d[x2] = np.moveaxis(parts[1], -1, axis)
 
 
-@adjoint(*numpy_functions("matvec"), result="array")
+@adjoint(*numpy_functions("matvec"), result="array", multilinear=True)
 def matvec(z, x1, x2, /, out=None):
     parts = uneinsum(d[z], "...ij,...j->...i", (x1, x2))
     d[x1] = parts[0]
     d[x2] = parts[1]
 
 
-@adjoint(*numpy_functions("vecmat"), result="array")
+@adjoint(*numpy_functions("vecmat"), result="array", multilinear=True)
 def vecmat(z, x1, x2, /, out=None):
     parts = uneinsum(d[z], "...j,...ji->...i", (x1, x2))
     d[x1] = parts[0]
@@ -126,13 +127,13 @@ def multi_dot(z, arrays, *, out=None):
     d[arrays] = multi_dot_cotangents(d[z], arrays)
 
 
-@adjoint(np.tensordot, *numpy_functions("linalg.tensordot"), result="array", absorbing=True)
+@adjoint(np.tensordot, *numpy_functions("linalg.tensordot"), result="array", multilinear=True)
 def tensordot(z, a, b, axes=2):
     d[a] = tensordot_left(d[z], a, b, axes)
     d[b] = tensordot_right(d[z], a, b, axes)
 
 
-@adjoint(np.einsum, result="array", absorbing=True, view=True)  # einsum("ij->ji", a) is a view
+@adjoint(np.einsum, result="array", multilinear=True, view=True)  # einsum("ij->ji", a) is a view
 def einsum(z, subscripts, *operands, out=None, optimize=False, dtype=None, order="K",
            casting="safe"):
     d[operands] = uneinsum(d[z], subscripts, operands)
@@ -143,14 +144,14 @@ def einsum_of(z, subscripts, operands):
     d[operands] = uneinsum(d[z], subscripts, operands)
 
 
-@adjoint(np.kron, result="array", absorbing=True)
+@adjoint(np.kron, result="array", multilinear=True)
 def kron(z, a, b):
     blocks = np.reshape(d[z], kron_blocks(a, b))
     d[a] = np.einsum(kron_spec(a, b, True), blocks, b)
     d[b] = np.einsum(kron_spec(a, b, False), blocks, a)
 
 
-@adjoint(np.cross, result="array")
+@adjoint(np.cross, result="array", multilinear=True)
 def cross(z, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
     d[a] = cross_left(d[z], a, b, axisa, axisb, axisc, axis)
     d[b] = cross_right(d[z], a, b, axisa, axisb, axisc, axis)

@@ -8,7 +8,7 @@ The other NaN-skipping reductions, the median and the quantiles are Python versi
 import numpy as np
 
 from pullback.compiler.analysis import kinds
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import (
     average_weights,
     counted,
@@ -46,6 +46,7 @@ def sum_(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, wh
 def nansum(z, a, axis=None, dtype=None, out=None, keepdims=False, initial=None, where=True):
     d[a] = select(counted(a, where), unreduce(d[z], a, axis, keepdims))
     d[initial] = np.sum(d[z])
+    t[z] = np.sum(select(counted(a, where), t[a]), axis, keepdims=keepdims) + t[initial]
 
 
 @adjoint(np.mean, np.ndarray.mean, result=reduced, linear=True, shift="sum")

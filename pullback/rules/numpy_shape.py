@@ -3,7 +3,7 @@
 import numpy as np
 
 from pullback.compiler.analysis.kinds import ARRAY, Items
-from pullback.rules.registry import adjoint, d, declare, nondifferentiable
+from pullback.rules.registry import adjoint, d, t, declare, nondifferentiable
 from pullback.runtime import structures
 from pullback.runtime.cotangents import reshape_like, unbroadcast, untranspose
 from pullback.runtime.structures import (

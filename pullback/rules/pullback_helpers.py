@@ -9,7 +9,7 @@ import numpy as np
 
 from pullback import api
 from pullback.compiler import transform
-from pullback.rules.registry import adjoint, d, declare
+from pullback.rules.registry import adjoint, d, declare, t
 from pullback.runtime import (
     calls,
     cotangents,
@@ -99,25 +99,26 @@ from pullback.runtime.structures import (
 def add(z, x, y):
     d[x] = d[z]
     d[y] = d[z]
+    t[z] = cotangents.add(t[x], t[y])
 
 
-@adjoint(cotangents.add_all)
+@adjoint(cotangents.add_all, linear=True)
 def add_all_(z, terms):
     d[terms] = fan_out(d[z], terms)
 
 
-@adjoint(cotangents.fan_out)
+@adjoint(cotangents.fan_out, linear=True)
 def fan_out_(z, g, terms):
     d[g] = add_all(d[z])
 
 
 @adjoint(cotangents.unbroadcast, summed=(cotangents.unbroadcast_all, (0,)),
-         identity=(0, "shaped like the result", 1))
+         identity=(0, "shaped like the result", 1), linear=True)
 def unbroadcast_(z, g, x):
     d[g] = rebroadcast(d[z], g)
 
 
-@adjoint(cotangents.rebroadcast)
+@adjoint(cotangents.rebroadcast, linear=True)
 def rebroadcast_(z, h, g):
     d[h] = unbroadcast(d[z], h)
 
@@ -130,12 +131,12 @@ declare(cotangents.matmul_left, summed=(cotangents.matmul_left_all, (0, 2)))
 declare(cotangents.matmul_right, summed=(cotangents.matmul_right_all, (0, 1)))
 
 
-@adjoint(cotangents.reshape_like)
+@adjoint(cotangents.reshape_like, linear=True)
 def reshape_like_(z, g, x, order="C"):
     d[g] = reshape_like(d[z], g, order)
 
 
-@adjoint(cotangents.unreduce, identity=(0, "scalar", 1))
+@adjoint(cotangents.unreduce, identity=(0, "scalar", 1), linear=True)
 def unreduce_(z, g, x, axis=None, keepdims=False):
     d[g] = np.sum(d[z], axis=axis, keepdims=keepdims)
 
@@ -143,21 +144,22 @@ def unreduce_(z, g, x, axis=None, keepdims=False):
 @adjoint(cotangents.product_of_others)
 def product_of_others(z, x, axis=None):
     d[x] = product_of_others_adjoint(d[z], x, axis)
+    t[z] = product_of_others_adjoint(t[x], x, axis)  # its Jacobian is symmetric
 
 
-@adjoint(deferred.outer_sum, result="array")
+@adjoint(deferred.outer_sum, result="array", multilinear=True)
 def outer_sum(z, u, v):
     d[u] = np.dot(v, d[z].T)
     d[v] = np.dot(u, d[z])
 
 
-@adjoint(cotangents.tensordot_left)
+@adjoint(cotangents.tensordot_left, multilinear=True)
 def tensordot_left_(z, g, a, b, axes=2):
     d[g] = np.tensordot(d[z], b, axes)
     d[b] = tensordot_right(g, d[z], b, axes)
 
 
-@adjoint(cotangents.tensordot_right)
+@adjoint(cotangents.tensordot_right, multilinear=True)
 def tensordot_right_(z, g, a, b, axes=2):
     d[g] = np.tensordot(a, d[z], axes)
     d[a] = tensordot_left(g, a, d[z], axes)
@@ -167,159 +169,160 @@ def tensordot_right_(z, g, a, b, axes=2):
          dispatch.method_object, records.internal, deferred.concrete)
 def identity(z, value, *shape, held=None):
     d[value] = d[z]
+    t[z] = t[value]
 
 
-@adjoint(structures.unindex_all)
+@adjoint(structures.unindex_all, linear=True)
 def unindex_all_(z, gs, x, indices):
     d[gs] = indexed_all(d[z], indices)
 
 
-@adjoint(structures.unindex_tiles)
+@adjoint(structures.unindex_tiles, linear=True)
 def unindex_tiles_(z, gs, x, indices, axis):
     d[gs] = indexed_all(d[z], indices)
 
 
-@adjoint(structures.indexed_all)
+@adjoint(structures.indexed_all, linear=True)
 def indexed_all_(z, h, indices):
     d[h] = unindex_all(d[z], h, indices)
 
 
-@adjoint(structures.unindex, summed=(structures.unindex_all, (0, 2)))
+@adjoint(structures.unindex, summed=(structures.unindex_all, (0, 2)), linear=True)
 def unindex(z, g, x, index):
     d[g] = d[z][index]
 
 
-@adjoint(structures.repack)
+@adjoint(structures.repack, linear=True)
 def repack_(z, x, items):
     d[items] = unrepack(d[z], items)
 
 
-@adjoint(structures.unrepack)
+@adjoint(structures.unrepack, linear=True)
 def unrepack_(z, h, items):
     d[h] = repack(h, d[z])
 
 
-@adjoint(structures.unconcat)
+@adjoint(structures.unconcat, linear=True)
 def unconcat_(z, g, a, b):
     d[g] = reconcat(d[z], a, b)
 
 
-@adjoint(structures.reconcat)
+@adjoint(structures.reconcat, linear=True)
 def reconcat_(z, h, a, b):
     d[h] = unconcat(d[z], a, b)
 
 
-@adjoint(structures.unstar)
+@adjoint(structures.unstar, linear=True)
 def unstar_(z, g, parts, starred):
     d[g] = restar(d[z], parts, starred)
 
 
-@adjoint(structures.restar)
+@adjoint(structures.restar, linear=True)
 def restar_(z, h, parts, starred):
     d[h] = unstar(d[z], parts, starred)
 
 
-@adjoint(structures.undict)
+@adjoint(structures.undict, linear=True)
 def undict_(z, g, parts, keys):
     d[g] = redict(d[z], parts, keys)
 
 
-@adjoint(structures.redict)
+@adjoint(structures.redict, linear=True)
 def redict_(z, h, parts, keys):
     d[h] = undict(d[z], parts, keys)
 
 
-@adjoint(records.unrecord)
+@adjoint(records.unrecord, linear=True)
 def unrecord_(z, g, values, names):
     d[g] = rerecord(d[z], values, names)
 
 
-@adjoint(records.rerecord)
+@adjoint(records.rerecord, linear=True)
 def rerecord_(z, h, values, names):
     d[h] = unrecord(d[z], values, names)
 
 
-@adjoint(structures.unroll)
+@adjoint(structures.unroll, linear=True)
 def unroll_(z, cotangents, captured):
     d[cotangents] = reroll(d[z], cotangents, captured)
 
 
-@adjoint(structures.reroll)
+@adjoint(structures.reroll, linear=True)
 def reroll_(z, h, cotangents, captured):
     d[h] = unroll(d[z], captured)
 
 
-@adjoint(structures.unstack)
+@adjoint(structures.unstack, linear=True)
 def unstack_(z, g, xs, axis=0):
     d[g] = restack(d[z], xs, axis)
 
 
-@adjoint(structures.restack)
+@adjoint(structures.restack, linear=True)
 def restack_(z, h, xs, axis=0):
     d[h] = unstack(d[z], xs, axis)
 
 
-@adjoint(structures.unconcatenate)
+@adjoint(structures.unconcatenate, linear=True)
 def unconcatenate_(z, g, xs, axis=0):
     d[g] = reconcatenate(d[z], xs, axis)
 
 
-@adjoint(structures.reconcatenate)
+@adjoint(structures.reconcatenate, linear=True)
 def reconcatenate_(z, h, xs, axis=0):
     d[h] = unconcatenate(d[z], xs, axis)
 
 
-@adjoint(structures.unarray)
+@adjoint(structures.unarray, linear=True)
 def unarray_(z, g, x):
     d[g] = rearray(d[z], x)
 
 
-@adjoint(structures.uncast)
+@adjoint(structures.uncast, linear=True)
 def uncast_(w, g, x, z):
     d[g] = uncast(d[w], z, z)
 
 
-@adjoint(structures.rearray)
+@adjoint(structures.rearray, linear=True)
 def rearray_(z, h, x):
     d[h] = unarray(d[z], x)
 
 
-@adjoint(calls.by_argument)
+@adjoint(calls.by_argument, linear=True)
 def by_argument(z, signature, args, kwargs, cotangents):
     d[cotangents] = by_parameter_(signature, args, kwargs, d[z])
 
 
-@adjoint(calls.by_parameter)
+@adjoint(calls.by_parameter, linear=True)
 def by_parameter(z, signature, args, kwargs, h):
     d[h] = by_argument_(signature, args, kwargs, d[z])
 
 
-@adjoint(calls.split_cotangents)
+@adjoint(calls.split_cotangents, linear=True)
 def split_cotangents(z, cotangents, args, kwargs):
     d[cotangents] = join_cotangents(d[z], args, kwargs)
 
 
-@adjoint(calls.with_defaults)
+@adjoint(calls.with_defaults, linear=True)
 def with_defaults_(z, cotangents, layout):
     d[cotangents] = without_defaults(d[z], layout)
 
 
-@adjoint(calls.without_defaults)
+@adjoint(calls.without_defaults, linear=True)
 def without_defaults_(z, h, layout):
     d[h] = with_defaults(d[z], layout)
 
 
-@adjoint(calls.join_cotangents)
+@adjoint(calls.join_cotangents, linear=True)
 def join_cotangents_(z, h, args, kwargs):
     d[h] = split_cotangents_(d[z], args, kwargs)
 
 
-@adjoint(calls.pick)
+@adjoint(calls.pick, linear=True)
 def pick(z, values, positions):
     d[values] = place(d[z], values, positions)
 
 
-@adjoint(calls.place)
+@adjoint(calls.place, linear=True)
 def place_(z, h, values, positions):
     d[h] = pick_(d[z], positions)
 
@@ -327,148 +330,149 @@ def place_(z, h, values, positions):
 @adjoint(transform.forward_function)
 def forward_function(z, fn, param_kinds, through_value=False):
     d[fn] = restrict_environment(d[z], z, fn)
+    t[z] = extend_environment(t[fn], z, fn)
 
 
-@adjoint(calls.restrict_environment)
+@adjoint(calls.restrict_environment, linear=True)
 def restrict_environment_(z, h, forward, fn):
     d[h] = extend_environment(d[z], forward, fn)
 
 
-@adjoint(calls.extend_environment)
+@adjoint(calls.extend_environment, linear=True)
 def extend_environment_(z, h, forward, fn):
     d[h] = restrict_environment(d[z], forward, fn)
 
 
-@adjoint(loops.reiterate)
+@adjoint(loops.reiterate, linear=True)
 def reiterate_(z, trail, items):
     d[trail] = unreiterate(d[z], trail, items)
 
 
-@adjoint(loops.unreiterate)
+@adjoint(loops.unreiterate, linear=True)
 def unreiterate_(z, h, trail, items):
     d[h] = reiterate(d[z], items)
 
 
-@adjoint(iteration.like_items)
+@adjoint(iteration.like_items, linear=True)
 def like_items_(z, cts, items):
     d[cts] = item_cotangents(d[z], cts, items)
 
 
-@adjoint(iteration.item_cotangents)
+@adjoint(iteration.item_cotangents, linear=True)
 def item_cotangents_(z, h, cts, items):
     d[h] = like_items(d[z], items)
 
 
-@adjoint(iteration.unzip)
+@adjoint(iteration.unzip, linear=True)
 def unzip_(z, g, iterables):
     d[g] = rezip(d[z], g, iterables)
 
 
-@adjoint(iteration.rezip)
+@adjoint(iteration.rezip, linear=True)
 def rezip_(z, h, g, iterables):
     d[h] = unzip(d[z], iterables)
 
 
-@adjoint(iteration.unreverse)
+@adjoint(iteration.unreverse, linear=True)
 def unreverse_(z, g, items):
     d[g] = rereverse(d[z], g, items)
 
 
-@adjoint(iteration.rereverse)
+@adjoint(iteration.rereverse, linear=True)
 def rereverse_(z, h, g, items):
     d[h] = unreverse(d[z], items)
 
 
-@adjoint(iteration.unitems)
+@adjoint(iteration.unitems, linear=True)
 def unitems_(z, g, mapping, position):
     d[g] = reitems(d[z], g, mapping, position)
 
 
-@adjoint(iteration.reitems)
+@adjoint(iteration.reitems, linear=True)
 def reitems_(z, h, g, mapping, position):
     d[h] = unitems(d[z], mapping, position)
 
 
-@adjoint(iteration.spread)
+@adjoint(iteration.spread, linear=True)
 def spread_(z, g, items):
     d[g] = unspread(d[z], g, items)
 
 
-@adjoint(iteration.unspread)
+@adjoint(iteration.unspread, linear=True)
 def unspread_(z, h, g, items):
     d[h] = spread(d[z], items)
 
 
-@adjoint(iteration.unextremum)
+@adjoint(iteration.unextremum, linear=True)
 def unextremum_(z, g, values, extremum):
     d[g] = reextremum(d[z], values, extremum)
 
 
-@adjoint(iteration.reextremum)
+@adjoint(iteration.reextremum, linear=True)
 def reextremum_(z, h, values, extremum):
     d[h] = unextremum(d[z], values, extremum)
 
 
-@adjoint(mutation.without_item)
+@adjoint(mutation.without_item, linear=True)
 def without_item_(z, g, index):
     d[g] = without_item(d[z], index)
 
 
-@adjoint(mutation.written_item)
+@adjoint(mutation.written_item, linear=True)
 def written_item_(z, g, index, value, updated):
     d[g] = written_item_adjoint(d[z], g, index, value, updated)
 
 
-@adjoint(mutation.written_item_adjoint)
+@adjoint(mutation.written_item_adjoint, linear=True)
 def written_item_adjoint_(z, h, g, index, value, updated):
     d[h] = written_item(d[z], index, value, updated)
 
 
-@adjoint(mutation.unappend)
+@adjoint(mutation.unappend, linear=True)
 def unappend_(z, g):
     d[g] = reappend(d[z], g)
 
 
-@adjoint(mutation.reappend)
+@adjoint(mutation.reappend, linear=True)
 def reappend_(z, h, g):
     d[h] = unappend(d[z])
 
 
-@adjoint(mutation.unpop)
+@adjoint(mutation.unpop, linear=True)
 def unpop_(z, g, items, index=-1):
     d[g] = repop(d[z], items, index)
 
 
-@adjoint(mutation.repop)
+@adjoint(mutation.repop, linear=True)
 def repop_(z, h, items, index=-1):
     d[h] = unpop(d[z], items, index)
 
 
-@adjoint(records.unfield)
+@adjoint(records.unfield, linear=True)
 def unfield_(z, g, x, name):
     d[g] = refield(d[z], x, name)
 
 
-@adjoint(records.refield)
+@adjoint(records.refield, linear=True)
 def refield_(z, h, x, name):
     d[h] = unfield(d[z], x, name)
 
 
-@adjoint(iteration.unsort)
+@adjoint(iteration.unsort, linear=True)
 def unsort_(z, g, items, result):
     d[g] = resort(d[z], items, result)
 
 
-@adjoint(iteration.resort)
+@adjoint(iteration.resort, linear=True)
 def resort_(z, h, items, result):
     d[h] = unsort(d[z], items, result)
 
 
-@adjoint(structures.unmapping)
+@adjoint(structures.unmapping, linear=True)
 def unmapping_(z, g, source):
     d[g] = remapping(d[z], source)
 
 
-@adjoint(structures.remapping)
+@adjoint(structures.remapping, linear=True)
 def remapping_(z, h, source):
     d[h] = unmapping(d[z], source)

@@ -17,7 +17,7 @@ from pullback.compiler.analysis.kinds import (
     promote,
     sequence,
 )
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import unbroadcast
 from pullback.runtime.iteration import (
     like_items,

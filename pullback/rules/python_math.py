@@ -2,7 +2,7 @@
 
 import math
 
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, t
 
 
 @adjoint(math.sin, result="scalar")

@@ -7,7 +7,7 @@ necessitates zeroing of a sensitivity"); the value written gets it instead.
 import numpy as np
 
 from pullback.compiler.analysis.kinds import ARRAY, Container, Items, element, join, sequence
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, t
 from pullback.runtime import mutation
 from pullback.runtime.iteration import like_items
 from pullback.runtime.mutation import unappend, unpop, without_item, written_item

@@ -3,7 +3,7 @@
 import dataclasses
 
 from pullback.compiler.analysis.kinds import ANY
-from pullback.rules.registry import adjoint, d, implemented_by, implements_method
+from pullback.rules.registry import adjoint, d, t, implemented_by, implements_method
 from pullback.runtime import records
 from pullback.runtime.records import unfield
 

@@ -5,7 +5,7 @@ import operator
 import numpy as np
 
 from pullback.compiler.analysis.kinds import concatenation
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import matmul_left, matmul_right, unbroadcast, unreduce
 from pullback.runtime.structures import unconcat, unindex
 
@@ -31,7 +31,7 @@ def subtract(z, x, y):
     d[y] = -unbroadcast(d[z], y)
 
 
-@adjoint(operator.mul, np.multiply, result="elementwise", absorbing=True)
+@adjoint(operator.mul, np.multiply, result="elementwise", multilinear=True)
 def multiply(z, x, y):
     d[x] = unbroadcast(d[z] * y, x)
     d[y] = unbroadcast(d[z] * x, y)
@@ -66,13 +66,13 @@ def positive(z, x):
 
 
 @adjoint(operator.matmul, np.matmul, *numpy_functions("linalg.matmul"), result="array",
-         absorbing=True)
+         multilinear=True)
 def matmul(z, x, y):
     d[x] = matmul_left(d[z], x, y)
     d[y] = matmul_right(d[z], x, y)
 
 
-@adjoint(operator.getitem, view=True)
+@adjoint(operator.getitem, view=True, linear=True)
 def getitem(z, x, index):
     d[x] = unindex(d[z], x, index)
 

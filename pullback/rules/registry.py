@@ -14,6 +14,21 @@ become the call's arguments, `z` the result, `d[z]` its cotangent, and
 `d[x] = e` an accumulation into the cotangent of the argument bound to `x`.
 Names the body assigns are renamed apart; other names (np, unbroadcast) are
 looked up in the template's module. A body may only read `d[z]`.
+
+The same template gives the forward-mode (tangent) rule. Most are derived
+(`compiler.tangent.rules`): a linear primitive's tangent is the primitive applied
+to its argument's tangent, a multilinear one's the sum of such terms, and a
+template whose every `d[x]` multiplies `d[z]` elementwise (`d[z] * np.cos(x)`) is
+its own transpose, so its tangent is `t[x] * np.cos(x)`. Any other template writes
+the tangent `t[z]` of the result in terms of the tangents `t[x]` of the arguments::
+
+    @adjoint(np.linalg.inv, result="array")
+    def inv(z, a):
+        zt = matrix_transpose(z)
+        d[a] = -(zt @ d[z] @ zt)
+        t[z] = -(z @ t[a] @ z)
+
+Each mode reads only the statements its rule needs.
 """
 
 import dataclasses
@@ -35,7 +50,17 @@ class _Cotangents:
 
 d = _Cotangents()
 
-FACTS = ("linear", "absorbing", "view", "copy", "items", "shift", "summed", "identity",
+
+class _Tangents:
+    """The `t` of templates: `t[x]` is the tangent of `x`. Never evaluated."""
+
+    def __getitem__(self, key):
+        raise TypeError("t[...] only has meaning inside a derivative template")
+
+
+t = _Tangents()
+
+FACTS = ("linear", "multilinear", "absorbing", "view", "copy", "items", "shift", "summed", "identity",
          "updates", "implementation", "refused")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
@@ -65,6 +90,9 @@ class Spec:
       nondifferentiable: declared without derivative: its results are constants.
       linear: linear in its differentiable argument, so its transpose is its
         template and its tangent is itself applied to the tangent.
+      multilinear: linear in each differentiable argument when the others are held
+        (a product): its tangent is the sum, over those arguments, of itself with that
+        argument replaced by its tangent. Implies `absorbing`.
       absorbing: a zero in any argument makes the result zero (True: linear and
         multilinear primitives, a product), or a zero in the arguments at these
         positions (a tuple: the numerator of a division). The symbolic zero
@@ -110,6 +138,7 @@ class Spec:
     result: object = None
     nondifferentiable: bool = False
     linear: bool = False
+    multilinear: bool = False
     absorbing: object = False
     view: bool = False
     copy: bool = False
@@ -127,7 +156,7 @@ class Spec:
             raise ValueError(f"shift must be one of {SHIFTS}, not {self.shift!r}")
         if self.identity is not None and self.identity[1] not in IDENTITY_TESTS:
             raise ValueError(f"an identity's test must be one of {IDENTITY_TESTS}")
-        if self.linear and not self.absorbing:
+        if (self.linear or self.multilinear) and not self.absorbing:
             self.absorbing = True
 
     @functools.cached_property

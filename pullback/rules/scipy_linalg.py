@@ -25,7 +25,7 @@ import numpy as np
 import scipy.linalg
 
 from pullback.compiler.analysis.kinds import ARRAY, CONST_SCALAR, sequence
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import ZERO, unbroadcast
 from pullback.runtime.linalg import (
     as_columns,

@@ -9,7 +9,7 @@ and `return_sign=True` (the sign has no derivative).
 import numpy as np
 from scipy import special
 
-from pullback.rules.registry import adjoint, d
+from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import ZERO, unbroadcast, unreduce
 
 

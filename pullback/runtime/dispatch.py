@@ -11,7 +11,7 @@ grad) goes through them like through any other Python function.
 from ..compiler import transform
 from ..errors import TransformError
 from ..rules import registry
-from . import calls, custom, debugging, introspection, records
+from . import calls, custom, debugging, introspection, records, tangents
 from .cotangents import ZERO
 
 
@@ -176,3 +176,95 @@ def module_attribute(module, name):
 def method_function(obj, name):
     """The function behind `obj.name`, taking `obj` as its first argument."""
     return getattr(type(obj), name)
+
+
+# -- forward mode ----------------------------------------------------------------------
+
+
+def jvp_call(fn, dots, *args, **kwargs):
+    """Call `fn(*args, **kwargs)` in forward mode: return `(value, tangent)`.
+
+    `dots` holds the tangent of `fn` (its environment; a bound method's object's),
+    then one per argument as the call passes them (positional, then keyword). `fn`
+    may be any callable `forward` accepts; a non-differentiable one's value has the
+    tangent `ZERO`.
+    """
+    if fn is debugging.run_generated:
+        return jvp_call(args[0], dots[1:], *args[1:], **kwargs)
+    version = registry.implementation_of(fn)
+    if version is not None:
+        return jvp_call(version, (ZERO, *dots[1:]), *args, **kwargs)
+    if introspection.is_bound_method(fn):
+        return jvp_method(method_object(fn), method_name(fn), dots, *args, **kwargs)
+    if records.is_record(fn):
+        return jvp_method(fn, "__call__", dots, *args, **kwargs)
+    vjp = custom.vjp_of(fn)
+    if vjp is not None:
+        return custom_tangent(vjp[0], vjp[1], dots[1:], *args, **kwargs)
+    target = fn if transformed_as_python(fn) else python_version(fn, len(args), tuple(kwargs))
+    if target is None:
+        return fn(*args, **kwargs), ZERO
+    tangents = parameter_tangents(target, args, kwargs, dots)
+    kinds = transform.tangent_kinds(target, args, kwargs, tangents)
+    return transform.jvp_function(target, kinds, True)(tangents, *args, **kwargs)
+
+
+def jvp_method(obj, name, dots, *args, **kwargs):
+    """`jvp_call` for `obj.name(*args, **kwargs)`: `dots` starts with `obj`'s tangent."""
+    if introspection.is_module(obj):
+        return jvp_call(module_attribute(obj, name), (ZERO, *dots[1:]), *args, **kwargs)
+    version = registry.method_implementation(obj, name)
+    if version is not None:
+        return jvp_call(version, (ZERO, *dots[1:]), *args, **kwargs)
+    fn = registry.object_method(obj, name) or method_function(obj, name)
+    return jvp_call(fn, (ZERO, *dots), obj, *args, **kwargs)
+
+
+def jvp_effect(fn, dots, *args, **kwargs):
+    """`jvp_call` of `fn(*args, **kwargs)` whose value is dropped (see `effect`)."""
+    if introspection.is_user_function(fn):
+        return jvp_call(fn, dots, *args, **kwargs)
+    return run_as_is(fn, args, kwargs), ZERO
+
+
+def jvp_effect_method(obj, name, dots, *args, **kwargs):
+    """`jvp_effect` for `obj.name(*args, **kwargs)`."""
+    if introspection.is_module(obj) or not introspection.is_user_function(
+            method_function(obj, name)):
+        return run_as_is(module_attribute(obj, name), args, kwargs), ZERO
+    return jvp_method(obj, name, dots, *args, **kwargs)
+
+
+def parameter_tangents(fn, args, kwargs, dots):
+    """The tangents of a call `fn(*args, **kwargs)` by parameter of `fn`, its
+    environment's first, from those by argument (`dots`): the transpose of
+    `argument_pullback`'s mapping, a parameter left to its default taking the default's
+    tangent from the environment's."""
+    signature = calls.signature(fn)
+    layout = calls.defaults_layout(fn, signature, args, kwargs)
+    if layout is None and calls.is_plain_call(signature, args, kwargs):
+        return dots
+    tangents = calls.by_parameter(signature, args, kwargs, dots)
+    if layout is None:
+        return tangents
+    return calls.without_defaults(tangents, layout)
+
+
+def custom_tangent(fwd, bwd, dots, *args):
+    """`(value, tangent)` of a call of a function with a hand-written reverse derivative
+    (`custom_vjp`): its backward function `bwd(residuals, g)` is linear in `g`, and the
+    tangent is its transpose applied to the arguments' tangents `dots`, which its own
+    pullback computes."""
+    out, residuals = fwd(*args)
+    _, pullback = forward(bwd, residuals, tangents.zeros_of(out))
+    return out, pullback(dots)[2]
+
+
+def custom_jvp_function(fn):
+    """The derivative in forward mode of `fn`, which has a hand-written reverse one."""
+    fwd, bwd = custom.vjp_of(fn)
+
+    def custom_jvp(dots, *args):
+        return custom_tangent(fwd, bwd, dots[1:], *args)
+
+    return custom_jvp

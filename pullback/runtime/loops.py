@@ -30,6 +30,7 @@ become bodies and calls of `iterate` in turn.
 
 import itertools
 
+from . import tangents
 from .calls import zeros
 from .cotangents import ZERO, add
 from .iteration import item_cotangents, like_items
@@ -91,6 +92,24 @@ def iterate_fwd(body, items, *state):
         return (ZERO, denv, reiterate(ditems, items), *dvalues)
 
     return (finished(flag), *values), iterate_pullback
+
+
+def iterate_jvp(body, dots, items, *state):
+    """`iterate` in forward mode: `body(tangents, item, *state)`, a loop body's derivative
+    (see `compiler.tangent`), returns `((flag, *state), its tangent)`; `dots` holds the
+    tangents of `items` and of the state's initial values. Returns the loop's result
+    and its tangent."""
+    flag = NEXT
+    values, tangents_ = state, dots[1:]
+    for item, item_dot in zip(forever() if items is None else items,
+                              tangents.item_tangents(dots[0], items)):
+        out, out_dot = body((ZERO, item_dot, *tangents_), item, *values)
+        flag = out[0]
+        values = out[1:]
+        tangents_ = tangents.unpacked(out_dot, len(out))[1:]
+        if flag != NEXT:
+            break
+    return (finished(flag), *values), (ZERO, *tangents_)
 
 
 def forever():

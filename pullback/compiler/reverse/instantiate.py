@@ -103,12 +103,10 @@ def instantiate(rule, args, keywords, result, cotangent, namer, helper, shape_of
     shape_of = shape_of or (lambda atom: None)
     shapes = {p: shape_of(atom) for p, atom in arguments.items()}
     shapes[result_param] = shape_of(nodes.name(result))
-    substituter = _Substituter(names, cotangent, result_param, rule.template.__globals__,
+    substituter = Substituter(names, cotangent, result_param, rule.template.__globals__,
                                helper, shapes)
     statements = []
-    for stmt in tree.body:
-        if isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Constant):
-            continue
+    for stmt in rule_statements(tree, "d"):
         stmt = substituter.copy(stmt)
         target = stmt.targets[0]
         if _is_cotangent_target(target):
@@ -116,6 +114,23 @@ def instantiate(rule, args, keywords, result, cotangent, namer, helper, shape_of
         else:
             statements.append(("assign", stmt))
     return Instance(statements, arguments)
+
+
+def rule_statements(tree, marker):
+    """The statements of template `tree` that one mode's rule needs: those assigning
+    `marker[...]` (`d` for the reverse rule, `t` for the tangent rule) and the
+    temporaries they read, in order."""
+    body = [stmt for stmt in tree.body
+            if not (isinstance(stmt, nodes.Expr) and isinstance(stmt.value, nodes.Constant))]
+    needed, kept = set(), []
+    for stmt in reversed(body):
+        target = stmt.targets[0]
+        wanted = (isinstance(target, nodes.Subscript) and nodes.is_name(target.value, marker)
+                  or isinstance(target, nodes.Name) and target.id in needed)
+        if wanted:
+            needed |= nodes.reads(stmt.value)
+            kept.append(stmt)
+    return kept[::-1]
 
 
 def _assigned_names(tree):
@@ -144,8 +159,10 @@ _PURE_MODULES = ("math", "numpy")
 _IDENTITY_RIGHT = (nodes.Mult, nodes.Div, nodes.Pow)
 
 
-class _Substituter:
-    """Copy a template's statements with the call site's names, folding constants."""
+class Substituter:
+    """Copy a template's statements with the call site's names, folding constants.
+    A subclass may handle more kinds of node with methods `copy_<Node>`, as for
+    the tangent rules (`compiler.tangent.rules`)."""
 
     def __init__(self, names, cotangent, result_param, module_globals, helper, shapes):
         self.names = names
@@ -161,7 +178,7 @@ class _Substituter:
             return [self.copy(item) for item in node]
         if not isinstance(node, nodes.AST) or not node._fields:
             return node
-        return _COPY_METHODS.get(type(node), _Substituter.copy_fields)(self, node)
+        return getattr(self, _COPY_METHODS.get(type(node), "copy_fields"))(node)
 
     def copy_fields(self, node):
         new = node.__class__.__new__(node.__class__)
@@ -247,8 +264,8 @@ class _Substituter:
         return obj
 
 
-_COPY_METHODS = {getattr(nodes, name.removeprefix("copy_")): method
-                 for name, method in vars(_Substituter).items()
+_COPY_METHODS = {getattr(nodes, name.removeprefix("copy_")): name
+                 for name in vars(Substituter)
                  if name.startswith("copy_") and name != "copy_fields"}
 _NESTED = (nodes.AST, list)
 

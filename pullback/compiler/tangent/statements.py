@@ -1,0 +1,461 @@
+"""Stage 3, forward mode: each statement followed by its tangent statement (τ).
+
+`tangent(tree, ...)` turns `def f(a, b)` (in A-normal form) into::
+
+    def f_jvp(tangents, a, b):
+        _, a_dot, b_dot = tangents       # the tangent of f itself (its free variables'), a's, b's
+        <each statement of f, followed by its tangent statement>
+        return (out, out_dot)
+
+which computes `f(a, b)` and its derivative in the direction of the tangents in one
+pass, keeping nothing: `y = np.sin(x)` is followed by `y_dot = x_dot * np.cos(x)`.
+The tangent of `x` is `x_dot`; a value that is a constant (its kind is not active)
+has none, and the tangent rules drop it where they would read it (symbolic zeros,
+as the reverse rules' `ZERO`). Every function's derivative has this calling
+convention: the tangents of its environment and of each parameter, in signature
+order, first; its result paired with the result's tangent.
+
+Like φ (`reverse.forward`), τ walks the statements with the abstract interpreter
+(`analysis.interpret`), which decides how each statement is differentiated (a
+`Step`); one emitter per kind of step (`EMIT`) writes its tangent:
+
+- a primitive: its tangent rule inlined (`rules`);
+- a copy, a container built or unpacked: the same on the tangents;
+- a nested `def` or `lambda`: the closure as written, and its tangent, the tuple of
+  its free variables' tangents (seed 003's map-closure over bundles);
+- a call of a Python function: its derivative, `y, y_dot = g_jvp((ZERO, x_dot), x)`,
+  compiled for the kinds of the arguments or, for a value, resolved when the call
+  happens (`jvp_call`);
+- a loop: its body's derivative, run by `loops.iterate_jvp`;
+- an `if`: the same `if`, each branch with its tangents.
+
+The result is Python that pullback transforms again, in either mode.
+"""
+
+from ...errors import TransformError
+from ...rules import registry
+from ...runtime import (calls, custom, dispatch, handlers, loops, mutation, structures,
+                        tangents)
+from ...runtime.cotangents import ZERO
+from ..analysis import interpret, kinds
+from ..reverse import Result
+from ..syntax import nodes
+from . import rules
+
+
+def tangent(tree, origin, param_kinds, namer, bindings, calls_, name):
+    """The derivative of ANF function `tree` in forward mode (see the module docstring).
+
+    Args:
+      tree: a FunctionDef in A-normal form.
+      origin: its `parse.Origin`.
+      param_kinds: the kind of each parameter and free variable.
+      namer: the `naming.Namer` of the generated code.
+      bindings: the `bindings.Bindings` of the generated code.
+      calls_: how calls are compiled (`calls_.resolve(fn, kinds)` gives the derivative
+        of a Python function called from `tree`).
+      name: the name of the generated function.
+
+    Returns:
+      A `reverse.Result` (its `tree` is the generated function).
+    """
+    return _Tangent(tree, origin, param_kinds, namer, bindings, calls_).run(name)
+
+
+class _Tangent:
+    """τ of one function (or loop body): its statements as the interpreter (`facts`) reads
+    them, each with its tangent statement."""
+
+    def __init__(self, tree, origin, param_kinds, namer, bindings, calls_, freevars=None,
+                 names=None):
+        self.tree = tree
+        self.origin = origin
+        self.namer = namer
+        self.bindings = bindings
+        self.calls = calls_
+        self.facts = interpret.Interpreter(tree, origin, param_kinds, calls_, freevars,
+                                           self.index_value)
+        self.params, self.freevars = self.facts.params, self.facts.freevars
+        self.kind_of = self.facts.kind_of
+        self.names = {} if names is None else names  # variable -> its tangent's name
+        self.structured = set()  # tangents known to be displays (unpacked as they are)
+        self.first_emitted = {}
+
+    @property
+    def lineno(self):
+        return self.facts.lineno
+
+    def run(self, name):
+        """The `Result`: the generated function `name`."""
+        *body, ret = self.tree.body
+        code = self.block(body)
+        summary = self.facts.finish(ret)
+        self.guard(code, summary.guards, ret)
+        param = self.namer.fresh("tangents")
+        args, entry = self.signature(param)
+        out = nodes.tuple_([nodes.clone(ret.value), self.tangent_or_zero(ret.value)])
+        fn = nodes.function_def(name, args, entry + code + [nodes.return_(out, ret.lineno)],
+                                self.tree.lineno)
+        return Result(fn, summary.result_kind, summary.globals_used, summary.kinds,
+                      summary.shapes, summary.updated, summary.exits)
+
+    def signature(self, param):
+        """The parameters, `tangents` first, and the statements reading the tangents of
+        the environment and the parameters from it (and a parameter's value on entry
+        under its own name: see `anf.capture`)."""
+        args = nodes.clone(self.tree.args)
+        entry = self.facts.entry
+        user = {version: p for p, version in entry.items()}
+        for node in nodes.parameters(args):
+            node.id = user.get(node.id, node.id)
+        first = args.posonlyargs if args.posonlyargs else args.args
+        first.insert(0, nodes.param(param))
+        env = self.environment()
+        targets = [env] + [self.tangent_name(user.get(p, p), p) if self.active(p) else None
+                           for p in self.params]
+        code = []
+        if any(targets):
+            code.append(nodes.unpack(targets, nodes.name(param), self.tree.lineno))
+        if env:
+            code.append(nodes.unpack([self.tangent_name(v) if self.active(v) else None
+                                      for v in self.freevars], nodes.name(env),
+                                     self.tree.lineno))
+        for p, version in entry.items():
+            code.append(nodes.assign(version, nodes.name(p), self.tree.lineno))
+            if self.active(version):
+                code.append(nodes.assign(self.tangent_name(version),
+                                         nodes.name(self.tangent_name(p, version)),
+                                         self.tree.lineno))
+        return args, code
+
+    def environment(self):
+        """The name of the tangent of the function's free variables, when one is active."""
+        if any(self.active(v) for v in self.freevars):
+            return self.namer.fresh("env_dot")
+        return None
+
+    # -- the walk --------------------------------------------------------------
+
+    def block(self, statements):
+        code = []
+        for position, stmt in enumerate(statements):
+            self.facts.at(statements, position)
+            emitted = self.if_(stmt) if isinstance(stmt, nodes.If) else self.statement(stmt)
+            if emitted:
+                self.first_emitted[id(stmt)] = emitted[0]
+            code.extend(emitted)
+        return code
+
+    def if_(self, stmt):
+        known = self.facts.test(stmt)
+        if known is not None:
+            return self.block(stmt.body if known else stmt.orelse)
+        before = self.facts.save()
+        body = self.block(stmt.body)
+        after_body = self.facts.restore(before)
+        orelse = self.block(stmt.orelse)
+        after_else = dict(self.kinds)
+        self.facts.join(after_body)
+        assigned = _assigned(stmt.body) | _assigned(stmt.orelse)
+        body += self.zeros_at_join(assigned, after_body[0])
+        orelse += self.zeros_at_join(assigned, after_else)
+        if getattr(stmt, "attempt", None):
+            return [self.attempt(stmt, body, orelse)]
+        return [nodes.if_(stmt.test, body, orelse, stmt.lineno)]
+
+    def zeros_at_join(self, assigned, branch_kinds):
+        """`v_dot = ZERO` at the end of a branch for each variable of `assigned` (those
+        either branch assigns) active after the `if` but not in this branch: a constant
+        here, or not assigned here (a closure made after the `if` may read its tangent,
+        as generated code does, when the other branch was taken)."""
+        code = []
+        for var in sorted(assigned):
+            if self.active(var) and not branch_kinds.get(var, kinds.CONST).active:
+                name = self.tangent_name(var)
+                self.structured.discard(name)
+                code.append(nodes.assign(name, self.zero(), self.lineno))
+        return code
+
+    def attempt(self, stmt, handler, block):
+        """A try statement's `if` (`frontend.try_blocks`) written as the `try` it stands for."""
+        types, error = stmt.attempt
+        caught = self.namer.fresh("caught")
+        failed = nodes.call(nodes.name(self.bindings.object("try_failed", handlers.try_failed)),
+                            [nodes.name(caught), nodes.name(error.id)])
+        flagged = nodes.unpack([stmt.test.id, error.id], failed, stmt.lineno)
+        return nodes.try_(block, types, caught, [flagged] + handler, stmt.lineno)
+
+    def attempts(self, statements):
+        """Statements run as they are, each try statement's `if` written as a `try`."""
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, nodes.FunctionDef):
+                stmt.body = self.attempts(stmt.body)
+            elif isinstance(stmt, nodes.If):
+                body, orelse = self.attempts(stmt.body), self.attempts(stmt.orelse)
+                stmt = (self.attempt(stmt, body, orelse) if getattr(stmt, "attempt", None)
+                        else nodes.replaced(stmt, body=body, orelse=orelse))
+            out.append(stmt)
+        return out
+
+    def statement(self, stmt):
+        self.bind_helper(stmt)
+        step = self.facts.statement(stmt)
+        emitted = [stmt] if step is None else EMIT[step.how](self, stmt, step)
+        self.facts.after(stmt)
+        return emitted
+
+    def bind_helper(self, stmt):
+        value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.Expr)) else None
+        helper = getattr(value, "helper", None)
+        if helper is not None and helper is not loops.iterate:
+            value.func = nodes.name(self.bindings.helper(value.func.id, helper))
+
+    def guard(self, code, guards, ret):
+        """The run-time checks of updates in place seen through an array's item (see
+        `reverse.forward._Reverse.guard`)."""
+        for stmt, updated, reader, error in guards:
+            check = nodes.expr(nodes.call(
+                nodes.name(self.bindings.object("refuse_if_shared", mutation.refuse_if_shared)),
+                [nodes.name(updated), nodes.name(reader),
+                 nodes.name(self.bindings.object("shared_memory", error))]), error.lineno)
+            if stmt is ret:
+                code.append(check)
+            elif not _insert_before(code, self.first_emitted.get(id(stmt)), check):
+                raise error
+
+    # -- one emitter per kind of step --------------------------------------------
+
+    def copy(self, stmt, step):
+        return [stmt] + self.assign_tangent(step.target, self.tangent_of(nodes.name(step.source)))
+
+    def primitive(self, stmt, step):
+        rule = rules.rule_of(step.rule)
+        if rule is None:
+            raise self.error(
+                f"no tangent rule for {_describe(step.fn)}: its template writes none and "
+                "none can be derived; give it one (t[z] = ..., see docs/rules.md)",
+                _describe(step.fn))
+        context = rules.Context(step.target, self.namer, self.bindings.object,
+                                self.facts.shape_of, self.zero().id)
+        instance = self.located(rules.instantiate_rule, rule, step.rule, stmt.value, step.args,
+                                step.keywords, self.tangent_of, context)
+        code = [nodes.located(s, self.lineno) for s in instance.statements]
+        return [stmt] + code + self.assign_tangent(step.target, instance.value)
+
+    def build(self, stmt, step):
+        dots = [self.tangent_or_zero(v) for v in step.args]
+        target = step.target
+        if step.source in (structures.unstar, structures.undict):
+            transpose = structures.restar if step.source is structures.unstar else (
+                structures.redict)
+            helper = nodes.name(self.bindings.object(transpose.__name__, transpose))
+            value = nodes.call(helper, [nodes.tuple_(dots), nodes.tuple_(step.args),
+                                        nodes.tuple_(step.keywords)])
+            return [stmt] + self.assign_tangent(target, value)
+        kind = self.kinds.get(target)
+        if step.source is not None or isinstance(stmt.value, nodes.Dict) or (
+                isinstance(kind, kinds.Container) and kind.type is dict):
+            display = nodes.Dict(keys=[nodes.clone(k) for k in step.keywords], values=dots)
+        elif isinstance(stmt.value, nodes.List):
+            display = nodes.list_(dots)
+        elif isinstance(stmt.value, nodes.Tuple):
+            display = nodes.tuple_(dots)
+        else:  # a named tuple built by a call: its tangent is a tuple, by field
+            by_position = dict(zip((k.value for k in step.keywords), dots))
+            display = nodes.tuple_([by_position.get(i, self.zero())
+                                    for i in range(max(by_position) + 1)])
+        code = self.assign_tangent(target, display)
+        self.structured.add(self.tangent_name(target))
+        return [stmt] + code
+
+    def unpack(self, stmt, step):
+        targets = [self.tangent_name(t) if self.active(t) else None for t in step.target]
+        if not any(targets):
+            return [stmt]
+        source = self.tangent_of(nodes.name(step.source))
+        if source is None:
+            return [stmt] + [nodes.assign(t, self.zero(), self.lineno) for t in targets if t]
+        if source.id not in self.structured:
+            helper = nodes.name(self.bindings.object("unpacked", tangents.unpacked))
+            source = nodes.call(helper, [source, nodes.constant(len(targets))])
+        return [stmt, nodes.unpack(targets, source, self.lineno)]
+
+    def closure(self, stmt, step):
+        """A nested `def` or `lambda` is itself; its tangent holds its free variables'
+        tangents, then its defaults' (as its cotangent does, `calls.with_defaults`)."""
+        node = step.source
+        early = [var for var in node.captured if var in step.later and self.active(var)]
+        if early:
+            raise self.error(
+                f"{step.target} reads {early[0]}, a function defined after it (recursion "
+                "between nested functions), which forward mode does not differentiate yet: "
+                "define the functions at module level", "recursive nested functions")
+        held = [self.tangent_or_zero(nodes.name(v)) for v in node.captured]
+        held += [self.tangent_or_zero(d) for d in step.args]
+        code = self.assign_tangent(step.target, nodes.tuple_(held))
+        self.structured.add(self.tangent_name(step.target))
+        return [stmt] + code
+
+    def static_call(self, stmt, step):
+        """`y, y_dot = g_jvp((ZERO, x_dot), x)`: `g`'s derivative for these kinds."""
+        name = self.bindings.cell(step.callee.name, step.callee.cell)
+        dots = nodes.tuple_([self.zero()] + [self.tangent_or_zero(a) if a is not None
+                                             else self.zero() for a in step.args])
+        call = nodes.call(nodes.name(name), [dots] + stmt.value.args, stmt.value.keywords)
+        return [self.call_result(stmt, step, call)]
+
+    def custom_call(self, stmt, step):
+        """A function with a hand-written reverse derivative (`custom_vjp`): its tangent is
+        the transpose of its backward function (`dispatch.custom_tangent`)."""
+        fwd, bwd = custom.vjp_of(step.fn)
+        names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
+        driver = self.bindings.object("custom_tangent", dispatch.custom_tangent)
+        dots = nodes.tuple_([self.tangent_or_zero(a) for a in stmt.value.args])
+        call = nodes.call(nodes.name(driver), names + [dots] + stmt.value.args)
+        return [self.call_result(stmt, step, call)]
+
+    def dynamic_call(self, stmt, step):
+        """`y, y_dot = jvp_call(f, (f_dot, x_dot), x)`: `f`'s derivative is found when the
+        call happens; the tangents are those of `f` (its environment, a method's object)
+        and of each argument as written."""
+        value = stmt.value
+        method = self.facts.callees.is_method(value.func)
+        if method:
+            helper = dispatch.jvp_method if step.target else dispatch.jvp_effect_method
+            head, callee = [value.func.value, nodes.constant(value.func.attr)], value.func.value
+        else:
+            helper, head, callee = (dispatch.jvp_call if step.target else dispatch.jvp_effect,
+                                    [value.func], value.func)
+        driver = nodes.name(self.bindings.object(helper.__name__, helper))
+        if interpret.is_split(value):
+            args, kwargs = value.args[0].value, value.keywords[0].value
+            join = nodes.name(self.bindings.object("join_cotangents", calls.join_cotangents))
+            parts = nodes.tuple_([self.tangent_or_zero(a) for a in (callee, args, kwargs)])
+            dots = nodes.call(join, [parts, nodes.clone(args), nodes.clone(kwargs)])
+        else:
+            atoms = [callee] + value.args + [k.value for k in value.keywords]
+            dots = nodes.tuple_([self.tangent_or_zero(a) for a in atoms])
+        call = nodes.call(driver, head + [dots] + value.args, value.keywords)
+        return [self.call_result(stmt, step, call)]
+
+    def call_result(self, stmt, step, call):
+        """`y, y_dot = call`, or `call` alone for a call whose value is dropped."""
+        if step.target is None:
+            return nodes.expr(call, self.lineno)
+        targets = [step.target, self.tangent_name(step.target) if self.active(step.target)
+                   else None]
+        return nodes.unpack(targets, call, self.lineno)
+
+    def loop(self, stmt, step):
+        """`iterate(loop_body, items, *state)`: the body's derivative, a function defined
+        here (it reads the tangents of the variables it captures as this function's
+        variables), run by `iterate_jvp`."""
+        body = step.callee
+        _, items, *inits = stmt.value.args
+        inner = _Tangent(nodes.clone(body), self.origin, step.kinds, self.namer, self.bindings,
+                         self.calls, body.captured, self.names)
+        name = self.namer.fresh(body.name + "_jvp")
+        result = inner.run(name)
+        driver = nodes.name(self.bindings.object("iterate_jvp", loops.iterate_jvp))
+        dots = nodes.tuple_([self.tangent_or_zero(a) for a in [items] + inits])
+        call = nodes.call(driver, [nodes.name(name), dots, items] + inits)
+        target = self.tangent_name(step.target)
+        self.structured.add(target)
+        return [result.tree, nodes.unpack([step.target, target], call, self.lineno)]
+
+    def primal_loop(self, stmt, step):
+        """A loop without differentiable values runs as it is."""
+        for node in [stmt.value] + list(nodes.walk(step.callee)):
+            helper = getattr(node, "helper", None)
+            if helper is not None:
+                node.func = nodes.name(self.bindings.helper(node.func.id, helper))
+        callee = self.attempts([step.callee])[0]
+        return [callee, nodes.assign(step.target, stmt.value, self.lineno)]
+
+    def loop_body(self, stmt, step):
+        """A loop's body is differentiated where the loop calls it."""
+        return []
+
+    # -- tangents ----------------------------------------------------------------
+
+    @property
+    def kinds(self):
+        return self.facts.kinds
+
+    def active(self, var):
+        return self.kinds.get(var, kinds.CONST).active
+
+    def tangent_name(self, var, version=None):
+        """The name of `var`'s tangent (`x_dot`); `version`: the name `var` has in the
+        function's body, whose tangent the name is too."""
+        key = version or var
+        if key not in self.names:
+            self.names[key] = self.namer.fresh(var + "_dot")
+        return self.names[key]
+
+    def tangent_of(self, atom):
+        """The tangent of an atom as a node, or None when it is zero."""
+        if isinstance(atom, nodes.Name) and self.active(atom.id):
+            return nodes.name(self.tangent_name(atom.id))
+        if isinstance(atom, nodes.Tuple) and self.kind_of(atom).active:
+            return nodes.tuple_([self.tangent_or_zero(e) for e in atom.elts])
+        return None
+
+    def tangent_or_zero(self, atom):
+        found = self.tangent_of(atom)
+        return found if found is not None else self.zero()
+
+    def assign_tangent(self, target, value):
+        """`target_dot = value` when `target` is active (`ZERO` for a value of None)."""
+        if not self.active(target):
+            return []
+        return [nodes.assign(self.tangent_name(target),
+                             value if value is not None else self.zero(), self.lineno)]
+
+    def zero(self):
+        return nodes.name(self.bindings.object("ZERO", ZERO))
+
+    # -- helpers ----------------------------------------------------------------
+
+    def index_value(self, index):
+        def slice_call(parts):
+            return nodes.call(nodes.name(self.bindings.object("slice", slice)), parts)
+
+        return nodes.index_value(index, slice_call)
+
+    def located(self, step, *args):
+        try:
+            return step(*args)
+        except TransformError as error:
+            if error.lineno is not None:
+                raise
+            raise self.error(error.message, error.construct) from None
+
+    def error(self, message, construct):
+        return self.facts.error(message, construct)
+
+
+EMIT = {
+    "copy": _Tangent.copy, "primitive": _Tangent.primitive, "build": _Tangent.build,
+    "unpack": _Tangent.unpack, "closure": _Tangent.closure, "static": _Tangent.static_call,
+    "custom": _Tangent.custom_call, "dynamic": _Tangent.dynamic_call, "loop": _Tangent.loop,
+    "primal_loop": _Tangent.primal_loop, "loop_body": _Tangent.loop_body,
+}
+
+
+def _assigned(block):
+    """The variables a block of statements assigns, in its own scope."""
+    found = {n.id for n in nodes.walk_scope(*block)
+             if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Store)}
+    return found | {s.name for s in nodes.statements(nodes.module(block))
+                    if isinstance(s, nodes.FunctionDef)}
+
+
+def _describe(fn):
+    return registry.describe(fn)
+
+
+def _insert_before(block, target, stmt):
+    from ..reverse.forward import _insert_before as insert
+    return insert(block, target, stmt)

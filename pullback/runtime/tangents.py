@@ -1,0 +1,113 @@
+"""What tangent code (forward mode) calls besides the rules' helpers.
+
+A tangent mirrors its primal value as a cotangent does (`cotangents`): a float for a
+float, an array of its shape for an array, a tuple, list or dict of tangents for a
+tuple, list or dict, the dict of its fields' tangents for a record (a tuple for a
+named tuple), and for a function the tuple of the tangents of its free variables
+(then of its defaults). Any of them may be the symbolic zero `ZERO`.
+"""
+
+import itertools
+
+import numpy as np
+
+from . import records
+from .cotangents import ZERO, is_differentiable
+
+
+def zeros_of(x):
+    """A zero tangent of `x` as a value, where a map needs one (the part of a
+    concatenation that is a constant): zeros of its shape, and containers of them."""
+    if isinstance(x, np.ndarray):
+        return np.zeros(x.shape, dtype=x.dtype if x.dtype.kind == "f" else float)
+    if isinstance(x, (tuple, list)):
+        return type(x)(zeros_of(item) for item in x)
+    if isinstance(x, dict):
+        return {k: zeros_of(v) for k, v in x.items()}
+    if isinstance(x, (float, np.floating)):
+        return type(x)(0.0)
+    return 0.0
+
+
+def unpacked(t, count):
+    """The tangents of the `count` items a value is unpacked into, from its tangent
+    `t`, which may be `ZERO`."""
+    if t is ZERO:
+        return (ZERO,) * count
+    return tuple(t)
+
+
+def item_tangents(t, items):
+    """The tangents of the items a loop takes from `items`, one by one, from `t`, the
+    tangent of `items` (`ZERO` for each when it is `ZERO`; None for a `while` loop)."""
+    if t is ZERO or items is None:
+        return itertools.repeat(ZERO)
+    return t
+
+
+def dense(t, x):
+    """Tangent `t` of `x` with its zeros made values (`zeros_of`), for a map that reads
+    every part."""
+    if t is ZERO:
+        return zeros_of(x)
+    if isinstance(x, (tuple, list)) and isinstance(t, (tuple, list)):
+        return type(x)(dense(a, b) for a, b in zip(t, x))
+    if isinstance(x, dict) and isinstance(t, dict):
+        return {k: dense(t.get(k, ZERO), v) for k, v in x.items()}
+    return t
+
+
+def external(t, x):
+    """Tangent `t` of `x` as the user is given it: zeros for `ZERO` (None for a value
+    that has no derivative), records rebuilt, arrays of `x`'s shape."""
+    if records.is_record(x):
+        fields = records.fields(x)
+        items = t if not isinstance(t, tuple) else dict(zip(fields, t))
+        return records.rebuild(x, {k: external(ZERO if t is ZERO else items.get(k, ZERO), v)
+                                   for k, v in fields.items()})
+    if isinstance(x, (tuple, list)):
+        items = [ZERO] * len(x) if t is ZERO else t
+        return type(x)(external(a, b) for a, b in zip(items, x))
+    if isinstance(x, dict):
+        return {k: external(ZERO if t is ZERO else t.get(k, ZERO), v) for k, v in x.items()}
+    if not is_differentiable(x):
+        return None
+    if t is ZERO:
+        return zeros_of(x)
+    if isinstance(x, np.ndarray):
+        return np.array(np.broadcast_to(t, x.shape), dtype=x.dtype)
+    return type(x)(t) if isinstance(x, (float, np.floating)) else t
+
+
+def internal(t, x, where="tangent"):
+    """A tangent the user gave for value `x`, as generated code holds it: `ZERO` for
+    None or for a value without derivative (an int, a string), records as dicts of
+    their fields (tuples for named tuples).
+
+    Raises:
+      TypeError: when `t` is not shaped like `x`, naming `where` it was found.
+    """
+    if t is None or t is ZERO:
+        return ZERO
+    if records.is_record(x):
+        given = records.fields(t) if records.is_record(t) else t
+        if not isinstance(given, dict):
+            raise TypeError(f"{where} of a {type(x).__name__} must be one too, or None")
+        items = {k: internal(given.get(k), v, f"{where}.{k}") for k, v in
+                 records.fields(x).items()}
+        return tuple(items.values()) if records.is_named_tuple(x) else items
+    if isinstance(x, (tuple, list)):
+        if not isinstance(t, (tuple, list)) or len(t) != len(x):
+            raise TypeError(f"{where} must be a {type(x).__name__} of {len(x)} tangents, "
+                            f"like its value, not {type(t).__name__}")
+        return type(x)(internal(a, b, f"{where}[{i}]") for i, (a, b) in enumerate(zip(t, x)))
+    if isinstance(x, dict):
+        if not isinstance(t, dict) or set(t) - set(x):
+            raise TypeError(f"{where} must be a dict with the keys of its value")
+        return {k: internal(t.get(k), v, f"{where}[{k!r}]") for k, v in x.items()}
+    if not is_differentiable(x):
+        return ZERO
+    if np.shape(t) != np.shape(x):
+        raise TypeError(f"{where} has shape {np.shape(t)}, but its value has shape "
+                        f"{np.shape(x)}: a tangent is shaped like its value")
+    return t
