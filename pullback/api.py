@@ -15,6 +15,7 @@ from .runtime import tangents as tangents_
 from .runtime.cotangents import ZERO, is_differentiable
 
 _STAGES = ("anf", "raw", "optimized")
+_MODES = (transform.REVERSE, transform.FORWARD)
 
 
 def vjp(f, *args):
@@ -66,7 +67,9 @@ def jvp(f, primals, tangents):
       (12.0, 4.0)
     """
     fn = function_of(f)
-    primals, dots = check_tangents(fn, primals, tangents)
+    check_tangents(fn, primals, tangents)
+    primals = tuple(primals)
+    dots = tuple([tangents_.internal(t, x) for t, x in zip(tangents, primals)])
     transform.new_epoch()
     dots = dispatch.parameter_tangents(fn, primals, {}, (ZERO, *dots))
     derivative = transform.jvp_function(fn, transform.tangent_kinds(fn, primals, {}, dots))
@@ -75,16 +78,47 @@ def jvp(f, primals, tangents):
 
 
 def check_tangents(fn, primals, tangents):
-    """`(primals, tangents)` of a call of `jvp(fn, ...)` as tuples, the tangents as
-    generated code holds them (`tangents.internal`); a TypeError when they do not fit."""
+    """Refuse the arguments of `jvp(fn, primals, tangents)` when they do not fit: a
+    TypeError (see `tangents.internal` for each tangent)."""
     primals, tangents = tuple(primals), tuple(tangents)
     if len(primals) != len(tangents):
         raise TypeError(f"jvp of {fn.__qualname__}: {len(primals)} primals but "
                         f"{len(tangents)} tangents; give one tangent per argument (None "
                         "for none)")
     check_arguments(fn, primals)
-    return primals, tuple(tangents_.internal(t, x, f"the tangent of argument {i}")
-                          for i, (t, x) in enumerate(zip(tangents, primals)))
+    for i, (t, x) in enumerate(zip(tangents, primals)):
+        tangents_.internal(t, x, f"the tangent of argument {i}")
+
+
+def linearize(f, *primals):
+    """Evaluate `f(*primals)` once and return its value with its derivative there, a
+    function of tangents alone.
+
+    The derivative is found from the pullback (`vjp`, which keeps the values `f`
+    computed) by transposing it, itself by reverse mode, once: each call of
+    `f_jvp` runs that transpose, never `f`.
+
+    Returns:
+      `(out, f_jvp)`: `f_jvp(*tangents)`, one tangent per argument (None for none),
+      gives `jvp(f, primals, tangents)[1]`.
+
+    Example:
+      >>> import pullback
+      >>> out, f_jvp = pullback.linearize(lambda a, b: a * b, 3.0, 4.0)
+      >>> out, f_jvp(1.0, 0.0), f_jvp(0.0, 1.0)
+      (12.0, 4.0, 3.0)
+    """
+    fn = function_of(f)
+    out, back = vjp(fn, *primals)
+    _, transpose = vjp(back, tangents_.zeros_of(out))
+
+    def f_jvp(*tangents):
+        check_tangents(fn, primals, tangents)
+        dots = tuple(tangents_.internal(t, x) for t, x in zip(tangents, primals))
+        return tangents_.external(transpose(dots)[0], out)
+
+    named_after(f_jvp, fn)
+    return out, f_jvp
 
 
 def jacfwd(f, argnums=0):
@@ -298,7 +332,7 @@ def differentiable(fn):
     return fn
 
 
-def source(f, *args, stage="optimized", argnums=None, optimize=True):
+def source(f, *args, stage="optimized", argnums=None, optimize=True, mode="reverse"):
     """The derivative code pullback generates for `f`, as Python source.
 
     Args:
@@ -312,6 +346,9 @@ def source(f, *args, stage="optimized", argnums=None, optimize=True):
         (the function in A-normal form).
       argnums: positions of the parameters to differentiate (default: all).
       optimize: False shows the code before optimisation (as `stage="raw"`).
+      mode: "reverse", the forward function with its pullback, or "forward", the
+        derivative in forward mode (`jvp`'s tangent code). For `grad(g)`, "forward"
+        shows forward over reverse: the tangent code of `g`'s forward and pullback.
 
     Returns:
       The source text.
@@ -320,6 +357,8 @@ def source(f, *args, stage="optimized", argnums=None, optimize=True):
         stage = "raw"
     if stage not in _STAGES:
         raise ValueError(f"stage must be one of {_STAGES}, not {stage!r}")
+    if mode not in _MODES:
+        raise ValueError(f"mode must be one of {_MODES}, not {mode!r}")
     fn, order = function_of(f), 1
     while hasattr(fn, "__pullback_gradient_of__"):
         fn, argnums = fn.__pullback_gradient_of__
@@ -330,12 +369,12 @@ def source(f, *args, stage="optimized", argnums=None, optimize=True):
     transform.new_epoch()
     for _ in range(order - 1):
         functions = [g for h, k in functions for g in transform.generated_functions(h, k)]
-    return "\n".join(_stage_text(h, k, stage) for h, k in functions)
+    return "\n".join(_stage_text(h, k, stage, mode) for h, k in functions)
 
 
-def _stage_text(fn, param_kinds, stage):
-    transform.refresh(fn, param_kinds)
-    derivative = transform.derivative(fn, param_kinds)
+def _stage_text(fn, param_kinds, stage, mode):
+    transform.refresh(fn, param_kinds, mode)
+    derivative = transform.derivative(fn, param_kinds, mode)
     if stage == "optimized":
         return derivative.text
     tree = derivative.anf if stage == "anf" else derivative.unoptimized()

@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 import pullback
+from pullback.compiler.tangent import rules as tangent_rules
 from pullback.rules import registry
 from pullback.runtime import cotangents, structures
 from pullback.runtime.cotangents import ZERO
@@ -60,7 +61,11 @@ def test_a_result_sharing_memory_is_declared_a_view(spec):
     assert spec.view or not shares(called[1], x), "it returns a view: declare view=True"
 
 
-LINEAR = [spec for spec in with_templates() if spec.linear]
+_CONTAINER_MAPS = ("structures", "mutation", "records", "iteration", "calls", "loops", "tangents")
+LINEAR = [spec for spec in with_templates() if spec.linear and getattr(
+    spec.primitive, "__module__", "").removeprefix("pullback.runtime.") not in _CONTAINER_MAPS]
+"""Linear primitives of arrays; the maps between containers (`repack`, `unappend`...),
+linear too, are checked with their transposes (`tests/test_helpers.py`)."""
 
 
 @pytest.mark.parametrize("spec", LINEAR, ids=lambda s: registry.describe(s.primitive))
@@ -163,3 +168,19 @@ def test_declare_adds_to_a_spec():
     spec = registry.spec_of(np.asarray)
     assert spec.template is not None and spec.view and not spec.copy
     assert registry.spec_of(np.array).copy and not registry.spec_of(np.array).view
+
+
+@pytest.mark.parametrize("spec", with_templates(), ids=lambda s: registry.describe(s.primitive))
+def test_every_primitive_with_a_reverse_rule_has_a_tangent_rule(spec):
+    """Forward mode reads its rule from the same spec: derived from the facts or the
+    reverse rule, or written in the template (`t[z] = ...`)."""
+    assert tangent_rules.rule_of(spec) is not None, (
+        f"{registry.describe(spec.primitive)}: write its tangent rule, t[z] = ..., in "
+        f"{spec.template.__module__}.{spec.template.__name__}")
+
+
+def test_a_linear_primitives_tangent_is_itself():
+    """np.flip is linear: its tangent applies it to the tangent, with the call's own
+    options, and no template line says so."""
+    rule = tangent_rules.rule_of(registry.spec_of(np.flip))
+    assert rule.how == "applied" and rule.params == ("m",)

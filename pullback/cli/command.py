@@ -27,6 +27,8 @@ examples:
   pullback --show examples/quickstart.py:loss --order 2     second order: the code
                                                             differentiating grad(loss) runs
   pullback --show examples/quickstart.py:loss --stage anf   loss in A-normal form
+  pullback --show examples/quickstart.py:loss --mode forward
+                                                            its tangent code (forward mode)
   pullback --show pullback.runtime.cotangents:unbroadcast           a function of a module
   pullback --show examples/quickstart.py:loss --color always | less -R
 
@@ -40,7 +42,8 @@ def main(argv=None):
     """Run the command line; returns the exit status."""
     options = _Parser().parse_args(argv)
     try:
-        text = derivative_text(options.show, options.order, options.stage, options.wrt)
+        text = derivative_text(options.show, options.order, options.stage, options.wrt,
+                               options.mode)
     except _ERRORS as error:
         print(f"pullback: error: {_one_line(error)}", file=sys.stderr)
         return 2
@@ -50,7 +53,7 @@ def main(argv=None):
     return 0
 
 
-def derivative_text(target, order=1, stage="optimized", wrt=None):
+def derivative_text(target, order=1, stage="optimized", wrt=None, mode="reverse"):
     """The code `pullback --show target` prints.
 
     Args:
@@ -59,12 +62,14 @@ def derivative_text(target, order=1, stage="optimized", wrt=None):
         (that of `grad(f)`), and so on.
       stage: "optimized", "raw" or "anf", as for `pullback.source`.
       wrt: comma-separated parameter names or positions, or None for all.
+      mode: "reverse" or "forward" (the derivative in forward mode; at order 2,
+        forward over reverse), as for `pullback.source`.
     """
     fn = load(target)
     positions = positions_of(fn, wrt) if wrt else None
     for _ in range(order - 1):
         fn = api.grad(fn, positions or tuple(range(len(calls.signature(fn).parameters))))
-    return api.source(fn, stage=stage, argnums=positions)
+    return api.source(fn, stage=stage, argnums=positions, mode=mode)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -73,8 +78,8 @@ class _Parser(argparse.ArgumentParser):
     def __init__(self):
         super().__init__(
             prog="pullback",
-            description="Print the reverse-mode derivative code pullback generates for a "
-            "function.",
+            description="Print the derivative code pullback generates for a function, in "
+            "reverse mode (a forward function and its pullback) or forward mode.",
             epilog=_EXAMPLES,
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
@@ -103,6 +108,9 @@ _OPTIONS = {  # each flag: its argparse settings, and its help
     "--stage": ({"choices": ("optimized", "raw", "anf"), "default": "optimized"},
                 "optimized: the code that runs (default); raw: before optimisation; "
                 "anf: the function in A-normal form (e.g. --stage raw)"),
+    "--mode": ({"choices": ("reverse", "forward"), "default": "reverse"},
+               "reverse: the forward function and its pullback (default); forward: the "
+               "tangent code of forward mode, jvp's (e.g. --mode forward)"),
     "--wrt": ({"metavar": "ARGS"},
               "differentiate only with respect to these parameters: names or positions, "
               "comma-separated (default: all; e.g. --wrt w,1)"),

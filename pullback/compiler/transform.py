@@ -33,6 +33,7 @@ from .syntax import nodes, scopes
 from .syntax.naming import Namer
 
 _DERIVATIVES = {}
+_FRONTS = {}
 _IN_PROGRESS = {}
 _ROUNDS = 3
 _FORWARDS = weakref.WeakKeyDictionary()
@@ -342,10 +343,18 @@ class _Calls:
 def _front(fn):
     """The stages before the reverse rules, which do not depend on kinds: `fn` parsed,
     in ANF and with its small callees inlined, as `(tree, origin, normal, inlined,
-    inlined_globals)`."""
+    inlined_globals)`. Made once per code object and globals, while the functions
+    inlined are the ones its globals name (later stages copy the trees they change)."""
+    key = (id(fn.__code__), id(fn.__globals__))  # not the code: equal code objects of
+    cached = _FRONTS.get(key)                     # generated functions read other cells
+    if cached is not None and cached[0] is fn.__code__ and all(
+            fn.__globals__.get(name) is obj for name, obj in cached[1][4].items()):
+        return cached[1]
     tree, origin = parse.parse_function(fn)
     normal = anf.to_anf(tree, origin)
-    return (tree, origin, normal, *inline.inline_calls(normal, origin))
+    found = (tree, origin, normal, *inline.inline_calls(normal, origin))
+    _FRONTS[key] = (fn.__code__, found)
+    return found
 
 
 def _run_pipeline(fn, param_kinds, front, mode):

@@ -24,6 +24,7 @@ from pullback.runtime import (
                   loops,
                   mutation,
                   records,
+    tangents,
 )
 
 nondifferentiable(len, int, bool, round, id, hash, any, all, np.ndim, np.size,
@@ -70,7 +71,8 @@ nondifferentiable(
     dispatch.module_attribute, introspection.is_module, records.is_record, records.is_named_tuple,
     custom.vjp_of, custom.check_cotangents, debugging.check_nan,
     api.check_gradient_call, api.check_arguments, api.argnums_tuple, api.seed,
-    api.named_after,
+    api.named_after, api.check_tangents, transform.tangent_kinds, tangents.zeros_of,
+    tangents.zero_mapping,
 )
 
 # `with` blocks (compiler.frontend.with_blocks): the context manager runs as it is

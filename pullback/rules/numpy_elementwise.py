@@ -9,8 +9,8 @@ import math
 
 import numpy as np
 
-from pullback.rules.registry import adjoint, d, t, declare
-from pullback.runtime.cotangents import select, tie_share, unbroadcast, within
+from pullback.rules.registry import adjoint, d, declare, t
+from pullback.runtime.cotangents import rebroadcast, select, tie_share, unbroadcast, within
 from pullback.runtime.structures import unarray
 
 
@@ -239,6 +239,8 @@ def nan_to_num(z, x, copy=True, nan=0.0, posinf=None, neginf=None):
     d[nan] = np.sum(select(np.isnan(x), d[z]))
     d[posinf] = np.sum(select(np.isposinf(x), d[z]))
     d[neginf] = np.sum(select(np.isneginf(x), d[z]))
+    t[z] = (select(np.isfinite(x), t[x]) + t[nan] * np.isnan(x) + t[posinf] * np.isposinf(x)
+            + t[neginf] * np.isneginf(x))
 
 
 # `np.clip(a, lo, hi)` and `a.clip(lo, hi)` bind the bounds alike; NumPy >= 2.1 also
@@ -250,3 +252,5 @@ def clip(z, a, a_min=None, a_max=None, out=None, *, min=None, max=None):
     d[a_max] = unbroadcast(select(a > a_max, d[z]), a_max)
     d[min] = unbroadcast(select(a < min, d[z]), min)
     d[max] = unbroadcast(select(a > max, d[z]), max)
+    t[z] = rebroadcast(select(within(a, a_min, a_max, min, max), t[a]) + t[a_min] * (a < a_min)
+                       + t[a_max] * (a > a_max) + t[min] * (a < min) + t[max] * (a > max), z)

@@ -9,6 +9,7 @@ from pullback.compiler.analysis.kinds import ARRAY, CONST_SCALAR, sequence
 from pullback.rules.registry import adjoint, d, t, nondifferentiable
 from pullback.runtime import linalg
 from pullback.runtime.cotangents import (
+    ZERO,
     dot_left,
     dot_right,
     reshape_like,
@@ -19,10 +20,12 @@ from pullback.runtime.cotangents import (
 )
 from pullback.runtime.linalg import (
     as_columns,
+    cholesky_tangent,
     cofactors,
     cross_left,
     cross_right,
     diagonal_mask,
+    einsum_tangent,
     fold_triangle,
     from_columns,
     hermitian_cotangent,
@@ -31,20 +34,27 @@ from pullback.runtime.linalg import (
     inverse_gaps,
     kron_blocks,
     kron_spec,
+    linear_solve,
     lower_half,
     matrix_power_cotangent,
     matrix_transpose,
     multi_dot_cotangents,
+    multi_dot_tangent,
     norm_gradient,
     pinv_cotangent,
+    pinv_tangent,
     qr_factors,
     real_eigenpairs,
     real_part,
     residual_share,
+    residual_tangent,
     singular_values_cotangent,
+    singular_values_tangent,
     solve_transposed,
     svd_cotangents,
     svd_factors,
+    svd_tangents,
+    symmetric_of,
     transposed_if,
     uneinsum,
     vector_norm_gradient,
@@ -125,6 +135,7 @@ def vecmat(z, x1, x2, /, out=None):
 @adjoint(np.linalg.multi_dot, result="array")
 def multi_dot(z, arrays, *, out=None):
     d[arrays] = multi_dot_cotangents(d[z], arrays)
+    t[z] = multi_dot_tangent(t[arrays], arrays)
 
 
 @adjoint(np.tensordot, *numpy_functions("linalg.tensordot"), result="array", multilinear=True)
@@ -142,6 +153,7 @@ def einsum(z, subscripts, *operands, out=None, optimize=False, dtype=None, order
 @adjoint(linalg.einsum_of, result="array")
 def einsum_of(z, subscripts, operands):
     d[operands] = uneinsum(d[z], subscripts, operands)
+    t[z] = einsum_tangent(t[operands], subscripts, operands)
 
 
 @adjoint(np.kron, result="array", multilinear=True)
@@ -162,7 +174,7 @@ def trace(z, a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     d[a] = np.expand_dims(d[z], (axis1, axis2)) * diagonal_mask(a, offset, axis1, axis2)
 
 
-@adjoint(*numpy_functions("linalg.trace"), result="array")
+@adjoint(*numpy_functions("linalg.trace"), result="array", linear=True)
 def linalg_trace(z, x, /, *, offset=0, dtype=None):
     d[x] = np.expand_dims(d[z], (-2, -1)) * diagonal_mask(x, offset, -2, -1)
 
@@ -171,17 +183,20 @@ def linalg_trace(z, x, /, *, offset=0, dtype=None):
 def inv(z, a):
     zt = matrix_transpose(z)
     d[a] = -(zt @ d[z] @ zt)
+    t[z] = -(z @ t[a] @ z)
 
 
 @adjoint(np.linalg.matrix_power, result="array")
 def matrix_power(z, a, n):
     d[a] = matrix_power_cotangent(d[z], a, n)
+    t[z] = matrix_power_cotangent(t[a], matrix_transpose(a), n)  # the same sum, for a^T
 
 
 @adjoint(np.linalg.pinv, result="array")
 def pinv(z, a, rcond=None, hermitian=False, *, rtol=None):
     gm = pinv_cotangent(d[z], hermitian_matrix(a, hermitian), z)
     d[a] = hermitian_cotangent(gm, hermitian)
+    t[z] = pinv_tangent(hermitian_matrix(t[a], hermitian), hermitian_matrix(a, hermitian), z)
 
 
 @adjoint(np.linalg.lstsq, result=_lstsq_result)
@@ -191,20 +206,28 @@ def lstsq(z, a, b, rcond=None):
     x = as_columns(z[0], b)
     gx = as_columns(d[z][0], b)
     p = np.linalg.pinv(a)
-    share = residual_share(d[z][1], as_columns(b, b) - a @ x)
+    r = as_columns(b, b) - a @ x
+    share = residual_share(d[z][1], r)
     d[a] = (pinv_cotangent(gx @ matrix_transpose(as_columns(b, b)), a, p)
             - 2.0 * share @ matrix_transpose(x) + singular_values_cotangent(d[z][3], a))
     d[b] = from_columns(matrix_transpose(p) @ gx + 2.0 * share, b)
+    tx = pinv_tangent(t[a], a, p) @ as_columns(b, b) + p @ as_columns(t[b], b)
+    tr = as_columns(t[b], b) - t[a] @ x
+    t[z] = (from_columns(tx, b), residual_tangent(z[1], r, tr), ZERO,
+            singular_values_tangent(t[a], a))
 
 
 @adjoint(np.linalg.det, result="array")
 def det(z, a):
     d[a] = np.expand_dims(d[z], (-2, -1)) * cofactors(a, z)
+    t[z] = np.sum(cofactors(a, z) * t[a], axis=(-2, -1))
 
 
 @adjoint(np.linalg.slogdet, result=_two_arrays)
 def slogdet(z, a):
-    d[a] = np.expand_dims(d[z][1], (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+    inverse = matrix_transpose(np.linalg.inv(a))
+    d[a] = np.expand_dims(d[z][1], (-2, -1)) * inverse
+    t[z] = (ZERO, np.sum(inverse * t[a], axis=(-2, -1)))  # the sign is a constant
 
 
 @adjoint(np.linalg.solve, result="array")
@@ -212,6 +235,7 @@ def solve(z, a, b):
     gb = solve_transposed(a, as_columns(d[z], b))
     d[a] = -unbroadcast(gb @ matrix_transpose(as_columns(z, b)), a)
     d[b] = unbroadcast(from_columns(gb, b), b)
+    t[z] = from_columns(linear_solve(a, as_columns(t[b], b) - t[a] @ as_columns(z, b)), b)
 
 
 @adjoint(np.linalg.cholesky, result="array")
@@ -222,6 +246,7 @@ def cholesky(z, a, /, *, upper=False):
     phi = lower_half(matrix_transpose(low) @ transposed_if(d[z], upper))
     s = matrix_transpose(solve_transposed(low, matrix_transpose(solve_transposed(low, phi))))
     d[a] = fold_triangle(s, upper)
+    t[z] = cholesky_tangent(t[a], z, upper)
 
 
 @adjoint(np.linalg.eigh, result=_two_arrays)
@@ -231,6 +256,8 @@ def eigh(z, a, UPLO="L"):
     vt = matrix_transpose(v)
     g = (v * np.expand_dims(d[z][0], -2) + v @ (inverse_gaps(z[0]) * (vt @ d[z][1]))) @ vt
     d[a] = fold_triangle(g, UPLO)
+    m = vt @ symmetric_of(t[a], UPLO) @ v
+    t[z] = (np.diagonal(m, 0, -2, -1), v @ (inverse_gaps(z[0]) * m))
 
 
 @adjoint(np.linalg.eig, result=_two_arrays)
@@ -246,12 +273,16 @@ def eig(z, a):
     gu = gv - v * np.sum(v * gv, axis=-2, keepdims=True)
     core = inverse_gaps(pairs[0]) * (vt @ gu)
     d[a] = solve_transposed(v, core @ vt + np.expand_dims(real_part(d[z][0]), -1) * vt)
+    m = linear_solve(v, t[a] @ v)
+    tv = v @ (inverse_gaps(pairs[0]) * m)
+    t[z] = (np.diagonal(m, 0, -2, -1), tv - v * np.sum(v * tv, axis=-2, keepdims=True))
 
 
 @adjoint(np.linalg.eigvalsh, result="array")
 def eigvalsh(z, a, UPLO="L"):
     v = np.linalg.eigh(a, UPLO)[1]
     d[a] = fold_triangle((v * np.expand_dims(d[z], -2)) @ matrix_transpose(v), UPLO)
+    t[z] = np.sum(v * (symmetric_of(t[a], UPLO) @ v), axis=-2)
 
 
 @adjoint(np.linalg.svd)
@@ -272,11 +303,20 @@ def svd(z, a, full_matrices=True, compute_uv=True, hermitian=False):
         vh @ matrix_transpose(gvh) - gvh @ vt)
     left = u @ core + u * np.expand_dims(g[1], -2) + (gu - u @ (ut @ gu)) / s
     d[a] = hermitian_cotangent(left @ vh + (u / s) @ (gvh - gvh @ vt @ vh), hermitian)
+    ta = hermitian_matrix(t[a], hermitian)
+    tav = ta @ vt
+    tau = matrix_transpose(ta) @ u
+    p = ut @ tav
+    pt = matrix_transpose(p)
+    tu = u @ (f * (p * s + matrix_transpose(s) * pt)) + (tav - u @ (ut @ tav)) / s
+    tvt = vt @ (f * (matrix_transpose(s) * p + pt * s)) + (tau - vt @ (vh @ tau)) / s
+    t[z] = svd_tangents((tu, np.diagonal(p, 0, -2, -1), matrix_transpose(tvt)), compute_uv)
 
 
 @adjoint(*numpy_functions("linalg.svdvals"), result="array")
 def svdvals(z, x, /):
     d[x] = singular_values_cotangent(d[z], x)
+    t[z] = singular_values_tangent(t[x], x)
 
 
 @adjoint(np.linalg.qr)
@@ -291,21 +331,30 @@ def qr(z, a, mode="reduced"):
     m = r @ matrix_transpose(d[z][1]) - matrix_transpose(gq) @ q
     c = np.tril(m) + matrix_transpose(np.tril(m, -1))
     d[a] = matrix_transpose(solve_transposed(matrix_transpose(r), matrix_transpose(gq + q @ c)))
+    tar = matrix_transpose(solve_transposed(r, matrix_transpose(t[a])))  # t[a] r^-1
+    w = matrix_transpose(q) @ tar
+    tr = np.triu(w) + matrix_transpose(np.tril(w, -1))  # dr r^-1, as q^T dq is antisymmetric
+    t[z] = (tar - q @ tr, tr @ r)
 
 
 @adjoint(np.linalg.norm, result="array")
 def norm(z, x, ord=None, axis=None, keepdims=False):
     d[x] = unreduce(d[z], x, axis, keepdims) * norm_gradient(x, z, ord, axis, keepdims)
+    t[z] = np.sum(norm_gradient(x, z, ord, axis, keepdims) * t[x], axis=axis, keepdims=keepdims)
 
 
 @adjoint(*numpy_functions("linalg.vector_norm"), result="array")
 def vector_norm(z, x, /, *, axis=None, keepdims=False, ord=2):
     d[x] = unreduce(d[z], x, axis, keepdims) * vector_norm_gradient(x, z, ord, axis, keepdims)
+    t[z] = np.sum(vector_norm_gradient(x, z, ord, axis, keepdims) * t[x], axis=axis,
+                  keepdims=keepdims)
 
 
 @adjoint(*numpy_functions("linalg.matrix_norm"), result="array")
 def matrix_norm(z, x, /, *, keepdims=False, ord="fro"):
     d[x] = unreduce(d[z], x, (-2, -1), keepdims) * norm_gradient(x, z, ord, (-2, -1), keepdims)
+    t[z] = np.sum(norm_gradient(x, z, ord, (-2, -1), keepdims) * t[x], axis=(-2, -1),
+                  keepdims=keepdims)
 
 
 @adjoint(linalg.matrix_transpose, *numpy_functions("matrix_transpose", "linalg.matrix_transpose"),

@@ -15,12 +15,15 @@ from pullback.runtime.cotangents import (
     degrees_of_freedom,
     extremum_share,
     product_of_others,
+    reaverage_weights,
+    recumprod,
     reduced_size,
     select,
     unaverage_weights,
     uncumprod,
     uncumsum,
     unreduce,
+    with_initial,
     without_initial,
 )
 from pullback.runtime.structures import unarray
@@ -58,6 +61,7 @@ def mean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
 def nanmean(z, a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     kept = counted(a, where)
     d[a] = select(kept, unreduce(d[z], a, axis, keepdims)) / reduced_size(a, z, axis, kept)
+    t[z] = np.sum(select(kept, t[a]) / reduced_size(a, z, axis, kept), axis, keepdims=keepdims)
 
 
 @adjoint(np.average, result="array")
@@ -67,11 +71,14 @@ def average(z, a, axis=None, weights=None, returned=False, *, keepdims=False):
     g = unreduce(d[z], a, axis, keepdims) / total
     d[a] = g * w
     d[weights] = unaverage_weights(g * (a - unreduce(z, a, axis, keepdims)), a, weights, axis)
+    t[z] = np.sum((w * t[a] + reaverage_weights(t[weights], a, weights, axis)
+                   * (a - unreduce(z, a, axis, keepdims))) / total, axis, keepdims=keepdims)
 
 
 @adjoint(np.prod, np.ndarray.prod, result=reduced)
 def prod(z, a, axis=None, dtype=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * product_of_others(a, axis)
+    t[z] = np.sum(t[a] * product_of_others(a, axis), axis, keepdims=keepdims)
 
 
 @adjoint(np.var, np.ndarray.var, result=reduced)
@@ -80,6 +87,9 @@ def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     centered = a - np.mean(a, axis=axis, keepdims=True, where=where)
     share = unreduce(2.0 * d[z], a, axis, keepdims) * centered
     d[a] = select(where, share / degrees_of_freedom(a, z, axis, ddof, correction, where))
+    t[z] = np.sum(select(where, 2.0 * centered * t[a]
+                         / degrees_of_freedom(a, z, axis, ddof, correction, where)),
+                  axis, keepdims=keepdims)
 
 
 @adjoint(np.std, np.ndarray.std, result=reduced)
@@ -88,12 +98,16 @@ def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     centered = a - np.mean(a, axis=axis, keepdims=True, where=where)
     share = unreduce(d[z] / z, a, axis, keepdims) * centered
     d[a] = select(where, share / degrees_of_freedom(a, z, axis, ddof, correction, where))
+    t[z] = np.sum(select(where, centered * t[a]
+                         / degrees_of_freedom(a, z, axis, ddof, correction, where)),
+                  axis, keepdims=keepdims) / z
 
 
 @adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result=reduced,
          shift="reduction")
 def max_(z, a, axis=None, out=None, keepdims=False):
     d[a] = unreduce(d[z], a, axis, keepdims) * extremum_share(a, z, axis, keepdims)
+    t[z] = np.sum(t[a] * extremum_share(a, z, axis, keepdims), axis, keepdims=keepdims)
 
 
 @adjoint(np.ptp, result=reduced)
@@ -101,6 +115,7 @@ def ptp(z, a, axis=None, out=None, keepdims=False):
     top = extremum_share(a, np.max(a, axis, keepdims=keepdims), axis, keepdims)
     bottom = extremum_share(a, np.min(a, axis, keepdims=keepdims), axis, keepdims)
     d[a] = unreduce(d[z], a, axis, keepdims) * (top - bottom)
+    t[z] = np.sum(t[a] * (top - bottom), axis, keepdims=keepdims)
 
 
 @adjoint(np.cumsum, np.ndarray.cumsum, result="array", linear=True)
@@ -108,7 +123,7 @@ def cumsum(z, a, axis=None, dtype=None, out=None):
     d[a] = uncumsum(d[z], a, axis)
 
 
-@adjoint(*numpy_functions("cumulative_sum"), result="array")
+@adjoint(*numpy_functions("cumulative_sum"), result="array", linear=True)
 def cumulative_sum(z, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     d[x] = uncumsum(without_initial(d[z], axis, include_initial), x, axis)
 
@@ -116,18 +131,25 @@ def cumulative_sum(z, x, /, *, axis=None, dtype=None, out=None, include_initial=
 @adjoint(np.cumprod, np.ndarray.cumprod, result="array")
 def cumprod(z, a, axis=None, dtype=None, out=None):
     d[a] = uncumprod(d[z], a, axis)
+    t[z] = recumprod(t[a], a, axis)
 
 
 @adjoint(*numpy_functions("cumulative_prod"), result="array")
 def cumulative_prod(z, x, /, *, axis=None, dtype=None, out=None, include_initial=False):
     d[x] = uncumprod(without_initial(d[z], axis, include_initial), x, axis)
+    t[z] = with_initial(recumprod(t[x], x, axis), axis, include_initial)
 
 
-@adjoint(np.bincount, result="array")
+@adjoint(np.bincount, result="array", linear=True)
 def bincount(z, x, /, weights=None, minlength=0):
     d[weights] = unarray(d[z][x], weights)
 
 
-@adjoint(uncumsum)
+@adjoint(uncumsum, linear=True)
 def uncumsum_(z, g, x, axis=None):
     d[g] = np.cumsum(d[z], axis)
+
+
+@adjoint(reaverage_weights, linear=True)
+def reaverage_weights_(z, h, a, weights, axis=None):
+    d[h] = unaverage_weights(d[z], a, weights, axis)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from pullback.compiler.analysis.kinds import ARRAY, Items
-from pullback.rules.registry import adjoint, d, t, declare, nondifferentiable
+from pullback.rules.registry import adjoint, d, declare, nondifferentiable, t
 from pullback.runtime import structures
 from pullback.runtime.cotangents import reshape_like, unbroadcast, untranspose
 from pullback.runtime.structures import (
@@ -13,6 +13,7 @@ from pullback.runtime.structures import (
     linspace_fractions,
     rearray,
     reconcatenate,
+    reitem,
     repeat_index,
     reshape_items,
     rolled_axis,
@@ -30,6 +31,8 @@ from pullback.runtime.structures import (
     untake,
     untile,
 )
+
+from pullback.runtime.tangents import dense
 
 from .numpy_versions import numpy_functions
 
@@ -146,12 +149,12 @@ def repeat(z, a, repeats, axis=None):
     d[a] = untake(d[z], a, repeat_index(np.shape(a), repeats, axis), axis)
 
 
-@adjoint(np.take, np.ndarray.take, result="array")
+@adjoint(np.take, np.ndarray.take, result="array", linear=True)
 def take(z, a, indices, axis=None, out=None, mode="raise"):
     d[a] = untake(d[z], a, take_index(np.shape(a), indices, axis, mode), axis)
 
 
-@adjoint(np.take_along_axis, result="array")
+@adjoint(np.take_along_axis, result="array", linear=True)
 def take_along_axis(z, arr, indices, axis=-1):
     d[arr] = unindex(d[z], arr, along_axis(indices, np.shape(arr), axis))
 
@@ -160,12 +163,14 @@ def take_along_axis(z, arr, indices, axis=-1):
 def sort(z, a, axis=-1, kind=None, order=None, *, stable=None):
     permutation = np.argsort(a, axis)
     d[a] = unindex(d[z], a, along_axis(permutation, np.shape(a), axis))
+    t[z] = np.take_along_axis(t[a], permutation, axis)
 
 
 @adjoint(np.partition, result="array")
 def partition(z, a, kth, axis=-1, kind="introselect", order=None):
     permutation = np.argpartition(a, kth, axis)
     d[a] = unindex(d[z], a, along_axis(permutation, np.shape(a), axis))
+    t[z] = np.take_along_axis(t[a], permutation, axis)
 
 
 @adjoint(np.triu, result="array", linear=True)
@@ -193,19 +198,19 @@ def linalg_diagonal(z, x, /, *, offset=0):
     d[x] = undiagonal(d[z], x, offset, -2, -1)
 
 
-@adjoint(undiagonal)
+@adjoint(undiagonal, linear=True)
 def undiagonal_(z, g, x, offset=0, axis1=0, axis2=1):
     d[g] = np.diagonal(d[z], offset, axis1, axis2)
 
 
-@adjoint(np.pad, result="array")
+@adjoint(np.pad, result="array", linear=True)
 def pad(z, array, pad_width, mode="constant", constant_values=0):
     inner = unpad(d[z], array, pad_width, mode)
     d[array] = inner
     d[constant_values] = np.sum(d[z]) - np.sum(inner)
 
 
-@adjoint(np.diff, result="array")
+@adjoint(np.diff, result="array", linear=True)
 def diff(z, a, n=1, axis=-1):
     d[a] = undiff(d[z], n, axis)
 
@@ -213,6 +218,7 @@ def diff(z, a, n=1, axis=-1):
 @adjoint(np.concatenate, result="array")
 def concatenate(z, arrays, axis=0, out=None):
     d[arrays] = unconcatenate(d[z], arrays, axis)
+    t[z] = np.concatenate(dense(t[arrays], arrays), axis)
 
 
 @adjoint(np.append, result="array")
@@ -220,35 +226,41 @@ def append(z, arr, values, axis=None):
     parts = unconcatenate(d[z], (arr, values), axis)
     d[arr] = parts[0]
     d[values] = parts[1]
+    t[z] = np.append(dense(t[arr], arr), dense(t[values], values), axis)
 
 
 @adjoint(np.stack, result="array")
 def stack(z, arrays, axis=0, out=None):
     d[arrays] = unstack(d[z], arrays, axis)
+    t[z] = np.stack(dense(t[arrays], arrays), axis)
 
 
 @adjoint(np.vstack, result="array")
 def vstack(z, tup, *, dtype=None, casting="same_kind"):
     d[tup] = reshape_items(unconcatenate(d[z], joined_parts(z, tup, 0), 0), tup)
+    t[z] = np.vstack(dense(t[tup], tup))
 
 
 @adjoint(np.hstack, result="array")
 def hstack(z, tup, *, dtype=None, casting="same_kind"):
     axis = horizontal_axis(z)
     d[tup] = reshape_items(unconcatenate(d[z], joined_parts(z, tup, axis), axis), tup)
+    t[z] = np.hstack(dense(t[tup], tup))
 
 
 @adjoint(np.dstack, result="array")
 def dstack(z, tup):
     d[tup] = reshape_items(unconcatenate(d[z], joined_parts(z, tup, 2), 2), tup)
+    t[z] = np.dstack(dense(t[tup], tup))
 
 
 @adjoint(np.column_stack, result="array")
 def column_stack(z, tup):
     d[tup] = reshape_items(unconcatenate(d[z], joined_parts(z, tup, 1), 1), tup)
+    t[z] = np.column_stack(dense(t[tup], tup))
 
 
-@adjoint(reshape_items)
+@adjoint(reshape_items, linear=True)
 def reshape_items_(z, g, xs):
     d[g] = reshape_items(d[z], g)
 
@@ -257,22 +269,22 @@ def _list_of_arrays(ary, *options):
     return Items(ARRAY)
 
 
-@adjoint(np.split, np.array_split, result=_list_of_arrays)
+@adjoint(np.split, np.array_split, result=_list_of_arrays, linear=True)
 def split(z, ary, indices_or_sections, axis=0):
     d[ary] = reconcatenate(d[z], z, axis)
 
 
-@adjoint(np.vsplit, result=_list_of_arrays)
+@adjoint(np.vsplit, result=_list_of_arrays, linear=True)
 def vsplit(z, ary, indices_or_sections):
     d[ary] = reconcatenate(d[z], z, 0)
 
 
-@adjoint(np.hsplit, result=_list_of_arrays)
+@adjoint(np.hsplit, result=_list_of_arrays, linear=True)
 def hsplit(z, ary, indices_or_sections):
     d[ary] = reconcatenate(d[z], z, horizontal_axis(ary))
 
 
-@adjoint(np.dsplit, result=_list_of_arrays)
+@adjoint(np.dsplit, result=_list_of_arrays, linear=True)
 def dsplit(z, ary, indices_or_sections):
     d[ary] = reconcatenate(d[z], z, 2)
 
@@ -280,28 +292,32 @@ def dsplit(z, ary, indices_or_sections):
 @adjoint(np.array, np.asarray, np.asanyarray, result="array")
 def array(z, object, dtype=None):
     d[object] = unarray(d[z], object)
+    t[z] = rearray(t[object], object)
 
 
 @adjoint(np.ndarray.astype, result="array")
 def astype(z, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
     d[a] = uncast(d[z], a, z)
+    t[z] = uncast(t[a], a, z)
 
 
 @adjoint(np.ndarray.item, np.generic.item, result="scalar")
 def item(z, a, *args):
     d[a] = unitem(d[z], a, args)
+    t[z] = reitem(t[a], a, args)
 
 
 @adjoint(np.ndarray.tolist)
 def tolist(z, a, /):
     d[a] = rearray(d[z], z)
+    t[z] = unarray(t[a], z)
 
 
 declare(np.array, np.ndarray.astype, copy=True)
 declare(np.asarray, np.asanyarray, view=True)
 
 
-@adjoint(np.linspace, result="array")
+@adjoint(np.linspace, result="array", linear=True)
 def linspace(z, start, stop, num=50, endpoint=True, dtype=None, axis=0):
     toward_stop = np.sum(d[z] * linspace_fractions(num, endpoint, axis, np.ndim(z)), axis=axis)
     d[start] = unbroadcast(np.sum(d[z], axis=axis) - toward_stop, start)

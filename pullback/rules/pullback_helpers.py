@@ -20,6 +20,7 @@ from pullback.runtime import (
     mutation,
     records,
     structures,
+    tangents,
 )
 from pullback.runtime.calls import by_argument as by_argument_
 from pullback.runtime.calls import by_parameter as by_parameter_
@@ -95,6 +96,49 @@ from pullback.runtime.structures import (
 )
 
 
+# -- forward mode's helpers (`runtime.tangents`) ---------------------------------
+
+
+@adjoint(tangents.dense)
+def dense_(z, tangent, x):
+    d[tangent] = d[z]
+    t[z] = tangents.dense(t[tangent], x)
+
+
+@adjoint(tangents.shaped)
+def shaped_(z, tangent, x):
+    d[tangent] = d[z]
+    t[z] = tangents.shaped(t[tangent], x)
+
+
+@adjoint(tangents.unpacked, linear=True)
+def unpacked_(z, tangent, count, x):
+    d[tangent] = structures.repack(x, d[z])
+
+
+@adjoint(tangents.environment_of, linear=True)
+def environment_of_(z, fn, tangent):
+    d[tangent] = tangents.environment_cotangent(d[z], tangent)
+
+
+@adjoint(tangents.item_tangents, linear=True)
+def item_tangents_(z, tangent, items):
+    d[tangent] = like_items(d[z], items)
+
+
+@adjoint(iteration.zipped, linear=True)
+def zipped_(z, ts, iterables):
+    d[ts] = unzip(d[z], iterables)
+
+
+@adjoint(structures.reitem, linear=True)
+def reitem_(z, h, x, index=()):
+    d[h] = structures.unitem(d[z], x, index)
+
+
+# -- the reverse mode's ------------------------------------------------------------
+
+
 @adjoint(cotangents.add, cotangents.add_into)
 def add(z, x, y):
     d[x] = d[z]
@@ -166,7 +210,8 @@ def tensordot_right_(z, g, a, b, axes=2):
 
 
 @adjoint(cotangents.materialize, cotangents.materialize_all, api.function_of,
-         dispatch.method_object, records.internal, deferred.concrete)
+         dispatch.method_object, records.internal, deferred.concrete, tangents.internal,
+         tangents.external)
 def identity(z, value, *shape, held=None):
     d[value] = d[z]
     t[z] = t[value]
@@ -327,10 +372,10 @@ def place_(z, h, values, positions):
     d[h] = pick_(d[z], positions)
 
 
-@adjoint(transform.forward_function)
+@adjoint(transform.forward_function, transform.jvp_function)
 def forward_function(z, fn, param_kinds, through_value=False):
     d[fn] = restrict_environment(d[z], z, fn)
-    t[z] = extend_environment(t[fn], z, fn)
+    t[z] = extend_environment(tangents.environment_of(fn, t[fn]), z, fn)
 
 
 @adjoint(calls.restrict_environment, linear=True)

@@ -3,7 +3,9 @@
 A loop over `zip(...)`, `enumerate(...)`, `reversed(...)` or `d.items()` hands
 their rule the list of the cotangents of the items it took (see
 `pullback.iteration`); the rule sends each part back to the argument it came
-from.
+from. Their tangents are the lists of the items' tangents, made by the
+transposes of those maps (`zipped` for `zip`, `rereverse` for `reversed`, ...),
+given the primal where they need the number of items.
 """
 
 from pullback.compiler.analysis.kinds import (
@@ -18,17 +20,24 @@ from pullback.compiler.analysis.kinds import (
     sequence,
 )
 from pullback.rules.registry import adjoint, d, t
-from pullback.runtime.cotangents import unbroadcast
+from pullback.runtime.cotangents import ZERO, unbroadcast
 from pullback.runtime.iteration import (
+    item_cotangents,
     like_items,
+    reextremum,
+    reitems,
+    rereverse,
+    resort,
     spread,
     unextremum,
     unitems,
     unreverse,
     unsort,
+    unspread,
     unzip,
+    zipped,
 )
-from pullback.runtime.structures import unmapping
+from pullback.runtime.structures import remapping, unmapping
 
 
 def _extremum_kind(*values, **options):
@@ -43,51 +52,61 @@ def _extremum_kind(*values, **options):
 @adjoint(zip, result=lambda *iterables: Items(sequence(tuple, map(element, iterables))))
 def zip_(z, *iterables):
     d[iterables] = unzip(d[z], iterables)
+    t[z] = zipped(t[iterables], iterables)
 
 
 @adjoint(enumerate, result=lambda iterable, start=None: Items(
     sequence(tuple, [CONST_SCALAR, element(iterable)])))
 def enumerate_(z, iterable, start=0):
     d[iterable] = unzip(d[z], (None, iterable))[1]
+    t[z] = zipped((ZERO, t[iterable]), (None, iterable))
 
 
 @adjoint(reversed, result=lambda sequence_: Items(element(sequence_)))
 def reversed_(z, sequence_):
     d[sequence_] = unreverse(d[z], sequence_)
+    t[z] = rereverse(t[sequence_], sequence_, sequence_)
 
 
 @adjoint(list, tuple, result=lambda iterable=CONST: Items(element(iterable)), items=True)
 def to_sequence(z, iterable=()):
     d[iterable] = like_items(d[z], iterable)
+    t[z] = item_cotangents(t[iterable], z, iterable)
 
 
 @adjoint(dict.items, result=lambda mapping: Items(sequence(tuple, [CONST, element(mapping)])))
 def dict_items(z, mapping):
     d[mapping] = unitems(d[z], mapping, 1)
+    t[z] = reitems(t[mapping], mapping, mapping, 1)
 
 
 @adjoint(dict.values, result=lambda mapping: Items(element(mapping)))
 def dict_values(z, mapping):
     d[mapping] = unitems(d[z], mapping, None)
+    t[z] = reitems(t[mapping], mapping, mapping, None)
 
 
 @adjoint(sum, result=lambda iterable, start=CONST_SCALAR: promote([element(iterable), start]))
 def sum_(z, iterable, start=0):
     d[iterable] = spread(d[z], iterable)
     d[start] = unbroadcast(d[z], start)
+    t[z] = unspread(t[iterable], z, iterable) + t[start]
 
 
 @adjoint(max, min, result=_extremum_kind)
 def extremum(z, *values, key=None, default=None):
     d[values] = unextremum(d[z], values, z)
+    t[z] = reextremum(t[values], values, z)
 
 
 @adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(element(iterable)))
 def sorted_(z, iterable, key=None, reverse=False):
     d[iterable] = unsort(d[z], iterable, z)
+    t[z] = resort(t[iterable], iterable, z)
 
 
 @adjoint(dict, result=lambda source=CONST: source if isinstance(source, Container) and (
     source.type is dict) else ANY, copy=True)
 def to_dict(z, source=()):
     d[source] = unmapping(d[z], source)
+    t[z] = remapping(t[source], source)

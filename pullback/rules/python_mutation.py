@@ -12,6 +12,7 @@ from pullback.runtime import mutation
 from pullback.runtime.iteration import like_items
 from pullback.runtime.mutation import unappend, unpop, without_item, written_item
 from pullback.runtime.structures import unconcat
+from pullback.runtime.tangents import dense, shaped
 
 
 def _updated_kind(x, index, value):
@@ -35,6 +36,7 @@ def _appended_kind(items, value):
 def with_item(z, x, index, value):
     d[x] = without_item(d[z], index)
     d[value] = written_item(d[z], index, value, z)
+    t[z] = mutation.with_item(shaped(t[x], x), index, dense(t[value], value))
 
 
 @adjoint(mutation.appended, result=_appended_kind)
@@ -42,6 +44,7 @@ def appended(z, items, value):
     parts = unappend(d[z])
     d[items] = parts[0]
     d[value] = parts[1]
+    t[z] = mutation.appended(shaped(t[items], items), t[value])
 
 
 @adjoint(mutation.extended, result=lambda items, values: Items(join(element(items),
@@ -50,12 +53,14 @@ def extended(z, items, values):
     parts = unconcat(d[z], items, values)
     d[items] = parts[0]
     d[values] = like_items(parts[1], values)
+    t[z] = mutation.extended(shaped(t[items], items), shaped(t[values], values))
 
 
 @adjoint(mutation.popped, result=lambda items, index=None: sequence(
     tuple, [Items(element(items)), element(items)]))
 def popped(z, items, index=-1):
     d[items] = unpop(d[z], items, index)
+    t[z] = mutation.popped(shaped(t[items], items), index)
 
 
 @adjoint(np.copy, np.ndarray.copy, list.copy, dict.copy, result=lambda x, *options: x,

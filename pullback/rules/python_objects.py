@@ -3,14 +3,15 @@
 import dataclasses
 
 from pullback.compiler.analysis.kinds import ANY
-from pullback.rules.registry import adjoint, d, t, implemented_by, implements_method
+from pullback.rules.registry import adjoint, d, implemented_by, implements_method, t
 from pullback.runtime import records
-from pullback.runtime.records import unfield
+from pullback.runtime.records import refield, unfield
 
 
 @adjoint(records.field, result=lambda x, name: ANY)
 def field(z, x, name):
     d[x] = unfield(d[z], x, name)
+    t[z] = refield(t[x], x, name)
 
 
 @implemented_by(dataclasses.replace)

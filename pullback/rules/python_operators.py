@@ -7,7 +7,7 @@ import numpy as np
 from pullback.compiler.analysis.kinds import concatenation
 from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import matmul_left, matmul_right, unbroadcast, unreduce
-from pullback.runtime.structures import unconcat, unindex
+from pullback.runtime.structures import reconcat, unconcat, unindex
 
 from .numpy_versions import numpy_functions
 
@@ -23,6 +23,7 @@ def concat(z, a, b):
     parts = unconcat(d[z], a, b)
     d[a] = parts[0]
     d[b] = parts[1]
+    t[z] = reconcat((t[a], t[b]), a, b)
 
 
 @adjoint(operator.sub, np.subtract, result="elementwise")
@@ -85,3 +86,4 @@ def absolute(z, x):
 @adjoint(float, result="scalar")
 def to_float(z, x=0.0):
     d[x] = unreduce(d[z], x)
+    t[z] = np.sum(t[x])

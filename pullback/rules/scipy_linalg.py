@@ -9,8 +9,9 @@ module only then). Real matrices only.
   zeros after (`KEEPS_OTHER_TRIANGLE`).
 - `expm`, `logm`, `sqrtm`: the adjoint of the Fréchet derivative of a matrix
   function `f` at `A`, applied to `G`, is the top-right block of
-  `f([[A^T, G], [0, A^T]])`; principal logarithms and square roots (no eigenvalue
-  on the closed negative real axis).
+  `f([[A^T, G], [0, A^T]])`, and the Fréchet derivative at `A` applied to a tangent `E`
+  that of `f([[A, E], [0, A]])` (the adjoint at `A^T`); principal logarithms and square
+  roots (no eigenvalue on the closed negative real axis).
 
 Every template is written with functions that have rules (NumPy's, these, and the
 helpers below, which pullback transforms as Python), so derivatives of derivatives
@@ -29,11 +30,14 @@ from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import ZERO, unbroadcast
 from pullback.runtime.linalg import (
     as_columns,
+    cholesky_tangent,
+    cofactors,
     fold_triangle,
     from_columns,
     lower_half,
     matrix_transpose,
     solve_transposed,
+    symmetric_of,
     transposed_if,
 )
 
@@ -47,6 +51,7 @@ def _factor_and_flag(*kinds):
 def cholesky(z, a, lower=False, overwrite_a=False, check_finite=True):
     """Upper by default: SciPy reads the triangle it returns."""
     d[a] = cholesky_cotangent(d[z], z, lower)
+    t[z] = cholesky_tangent(t[a], z, not lower)
 
 
 @adjoint(scipy.linalg.cho_factor, result=_factor_and_flag)
@@ -54,6 +59,7 @@ def cho_factor(z, a, lower=False, overwrite_a=False, check_finite=True):
     factor = triangle(z[0], lower)
     g = d[z][0]
     d[a] = cholesky_cotangent(triangle(g, lower), factor, lower) + kept_triangle(g, lower)
+    t[z] = (cholesky_tangent(t[a], factor, not lower) + kept_triangle(t[a], lower), ZERO)
 
 
 @adjoint(scipy.linalg.cho_solve, result="array")
@@ -62,6 +68,9 @@ def cho_solve(z, c_and_lower, b, overwrite_b=False, check_finite=True):
     gm = -(gb @ matrix_transpose(as_columns(z, b)))
     d[c_and_lower] = (factor_cotangent(gm, c_and_lower[0], c_and_lower[1]), ZERO)
     d[b] = from_columns(gb, b)
+    tm = factor_tangent(t[c_and_lower][0], c_and_lower[0], c_and_lower[1])
+    tb = as_columns(t[b], b) - tm @ as_columns(z, b)
+    t[z] = from_columns(factored_solve(c_and_lower, tb), b)
 
 
 @adjoint(scipy.linalg.solve_triangular, result="array")
@@ -71,6 +80,9 @@ def solve_triangular(z, a, b, trans=0, lower=False, unit_diagonal=False, overwri
     gm = transposed_if(gb @ matrix_transpose(as_columns(z, b)), is_transposed(trans))
     d[a] = -unbroadcast(triangle(gm, lower, unit_diagonal), a)
     d[b] = from_columns(gb, b)
+    tm = transposed_if(triangle(t[a], lower, unit_diagonal), is_transposed(trans))
+    tb = as_columns(t[b], b) - tm @ as_columns(z, b)
+    t[z] = from_columns(triangular_solve(a, tb, is_transposed(trans), lower, unit_diagonal), b)
 
 
 @adjoint(scipy.linalg.solve, result="array")
@@ -80,32 +92,40 @@ def solve(z, a, b, lower=False, overwrite_a=False, overwrite_b=False, check_fini
     gm = transposed_if(gb @ matrix_transpose(as_columns(z, b)), transposed)
     d[a] = -unbroadcast(read_entries(gm, assume_a, lower), a)
     d[b] = from_columns(gb, b)
+    tm = transposed_if(read_matrix(t[a], assume_a, lower), transposed)
+    tb = as_columns(t[b], b) - tm @ as_columns(z, b)
+    t[z] = from_columns(structured_solve(a, tb, lower, assume_a, transposed), b)
 
 
 @adjoint(scipy.linalg.inv, result="array")
 def inv(z, a, overwrite_a=False, check_finite=True, *, assume_a=None, lower=False):
     zt = matrix_transpose(z)
     d[a] = -read_entries(zt @ d[z] @ zt, assume_a, lower)
+    t[z] = -(z @ read_matrix(t[a], assume_a, lower) @ z)
 
 
 @adjoint(scipy.linalg.det, result="array")
 def det(z, a, overwrite_a=False, check_finite=True):
-    d[a] = np.expand_dims(d[z] * z, (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+    d[a] = np.expand_dims(d[z], (-2, -1)) * cofactors(a, z)
+    t[z] = np.sum(cofactors(a, z) * t[a], axis=(-2, -1))
 
 
 @adjoint(scipy.linalg.expm, result="array")
 def expm(z, A):
     d[A] = expm_adjoint(A, d[z])
+    t[z] = expm_adjoint(matrix_transpose(A), t[A])
 
 
 @adjoint(scipy.linalg.logm, result="array")
 def logm(z, A, disp=True):
     d[A] = logm_adjoint(A, matrix_only(d[z], disp))
+    t[z] = logm_adjoint(matrix_transpose(A), matrix_only(t[A], disp))
 
 
 @adjoint(scipy.linalg.sqrtm, result="array")
 def sqrtm(z, A, disp=True, blocksize=64):
     d[A] = sqrtm_adjoint(A, matrix_only(d[z], disp))
+    t[z] = sqrtm_adjoint(matrix_transpose(A), matrix_only(t[A], disp))
 
 
 def triangle(x, lower, strict=False):
@@ -156,6 +176,16 @@ def factor_cotangent(gm, c, lower):
     return unbroadcast(triangle(triangle(c, False) @ both, False), c)
 
 
+def factor_tangent(t, c, lower):
+    """The tangent of the matrix `L L^T` (or `U^T U`) from the tangent `t` of the factor
+    `c` (its lower triangle `L` if `lower`, else its upper one `U`)."""
+    if t is ZERO:
+        return ZERO
+    low = transposed_if(triangle(c, lower), not lower)
+    product = transposed_if(triangle(t, lower), not lower) @ matrix_transpose(low)
+    return product + matrix_transpose(product)
+
+
 def factored_solve(c_and_lower, g):
     """`scipy.linalg.cho_solve(c_and_lower, g)`, linear in `g`."""
     if g is ZERO:
@@ -202,6 +232,14 @@ def read_entries(g, assume_a, lower):
         return g * np.eye(np.shape(g)[-1])
     raise TypeError(f"the derivative rules of scipy.linalg.solve and inv do not cover "
                     f"assume_a={assume_a!r}")
+
+
+def read_matrix(t, assume_a, lower):
+    """The tangent of the matrix `solve` or `inv` work with, from the tangent `t` of `a`:
+    the transpose of `read_entries` (the symmetric matrix of the triangle read)."""
+    if t is not ZERO and assume_a in SYMMETRIC:
+        return symmetric_of(t, not lower)
+    return read_entries(t, assume_a, lower)
 
 
 def matrix_only(g, disp):

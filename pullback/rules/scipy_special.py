@@ -81,16 +81,20 @@ def logsumexp(z, a, axis=None, b=None, keepdims=False, return_sign=False):
     weights = g * np.exp(a - shift)
     d[a] = scaled(weights, b)
     d[b] = unbroadcast(weights, b)
+    summed = np.sum(np.exp(a - shift) * (scaled(t[a], b) + t[b]), axis, keepdims=keepdims)
+    t[z] = signed(summed * sign_of(z, return_sign), return_sign)
 
 
 @adjoint(special.softmax, result="array")
 def softmax(z, x, axis=None):
     d[x] = z * (d[z] - np.sum(d[z] * z, axis=axis, keepdims=True))
+    t[z] = z * (t[x] - np.sum(z * t[x], axis=axis, keepdims=True))
 
 
 @adjoint(special.log_softmax, result="array")
 def log_softmax(z, x, axis=None):
     d[x] = d[z] - np.exp(z) * np.sum(d[z], axis=axis, keepdims=True)
+    t[z] = t[x] - np.sum(np.exp(z) * t[x], axis=axis, keepdims=True)
 
 
 def value_of(z, return_sign):
@@ -109,6 +113,12 @@ def sign_of(z, return_sign):
 def scaled(weights, b):
     """`weights * b`, or `weights` when there is no `b`."""
     return weights if b is None else weights * b
+
+
+def signed(tangent, return_sign):
+    """The tangent of `logsumexp(..., return_sign=return_sign)` from the `tangent` of its
+    value: with `return_sign`, the pair of it and the sign's, zero."""
+    return (tangent, ZERO) if return_sign else tangent
 
 
 @adjoint(special.log_expit, result="elementwise")

@@ -21,8 +21,8 @@ import numpy as np
 from scipy import special, stats
 
 from pullback.compiler.analysis.kinds import ANY
-from pullback.rules.registry import adjoint, d, t, implemented_by
-from pullback.runtime.records import refield
+from pullback.rules.registry import adjoint, d, implemented_by, t
+from pullback.runtime.records import refield, unfield
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)
 
@@ -79,6 +79,7 @@ class Frozen:
 @adjoint(Frozen, result=lambda family, parameters: ANY)
 def frozen(z, family, parameters):
     d[parameters] = refield(d[z], z, "parameters")
+    t[z] = unfield(t[parameters], z, "parameters")
 
 
 # -- what the families share ------------------------------------------------------------

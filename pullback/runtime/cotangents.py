@@ -815,3 +815,45 @@ def is_differentiable(x):
         return True
     dtype = getattr(x, "dtype", None)
     return dtype is not None and np.issubdtype(dtype, np.inexact)
+
+
+def reaverage_weights(h, a, weights, axis=None):
+    """The transpose of `unaverage_weights`: the tangent of `average_weights(a, weights,
+    axis)` from the tangent `h` of `weights`, laid out as NumPy lays out the weights."""
+    if h is ZERO or weights is None:
+        return ZERO
+    if np.shape(weights) == np.shape(a):
+        return h
+    order, layout, _ = weights_layout(np.shape(a), axis)
+    return np.reshape(np.transpose(h, order), layout)
+
+
+def recumprod(h, x, axis=None):
+    """The tangent of `np.cumprod(x, axis)` from the tangent `h` of `x`, the transpose of
+    `uncumprod`: element i gets the sum over j <= i of h[j] times the product of x[:i + 1]
+    without x[j] (`cumprod(x) * cumsum(h / x)` when `x` has no zeros). Written in the
+    Python pullback transforms."""
+    if any_zero(h, x):
+        return ZERO
+    if np.all(x != 0):
+        return np.cumprod(x, axis) * np.cumsum(h / x, axis)
+    position = -1 if axis is None else axis
+    along = np.moveaxis(np.ravel(x) if axis is None else x, position, -1)
+    length = np.shape(along)[-1]
+    without = np.where(np.eye(length, dtype=bool), 1.0, np.expand_dims(along, -2))
+    partial = np.cumprod(without, axis=-1) * np.triu(np.ones((length, length)))
+    steps = np.expand_dims(np.moveaxis(np.reshape(h, np.shape(along)) if axis is None else h,
+                                       position, -1), -1)
+    return np.moveaxis(np.sum(partial * steps, axis=-2), -1, position)
+
+
+def with_initial(h, axis=None, include_initial=False):
+    """The transpose of `without_initial`: the tangent of `np.cumulative_sum(x, axis=axis,
+    include_initial=include_initial)` (or `cumulative_prod`) from that `h` of the same
+    without `include_initial`, a zero (the constant it starts with) first along `axis`.
+    Written in the Python pullback transforms."""
+    if h is ZERO or not include_initial:
+        return h
+    moved = np.moveaxis(h, 0 if axis is None else axis, 0)
+    padded = np.concatenate([np.zeros_like(moved[:1]), moved])
+    return np.moveaxis(padded, 0, 0 if axis is None else axis)

@@ -217,7 +217,10 @@ def _deferrable(parts, size):
 
 def outer_sum(u, v):
     """`u.T @ v` for 2-D arrays `u` and `v`, deferred when the product is large and
-    their rows hold few of its numbers (see `LARGE`), else the product itself."""
+    their rows hold few of its numbers (see `LARGE`), else the product itself (`ZERO`
+    for a symbolic zero: `np.dot` absorbs it)."""
+    if not (isinstance(u, np.ndarray) and isinstance(v, np.ndarray)):
+        return np.dot(u.T, v)
     rows, m, n = u.shape[0], u.shape[1], v.shape[1]
     if m * n < LARGE or not (_deferrable(rows * (m + n), m * n) and _is_real(u) and _is_real(v)):
         return np.dot(u.T, v)

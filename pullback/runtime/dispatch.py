@@ -204,9 +204,9 @@ def jvp_call(fn, dots, *args, **kwargs):
     target = fn if transformed_as_python(fn) else python_version(fn, len(args), tuple(kwargs))
     if target is None:
         return fn(*args, **kwargs), ZERO
-    tangents = parameter_tangents(target, args, kwargs, dots)
-    kinds = transform.tangent_kinds(target, args, kwargs, tangents)
-    return transform.jvp_function(target, kinds, True)(tangents, *args, **kwargs)
+    dots = parameter_tangents(target, args, kwargs, dots)
+    kinds = transform.tangent_kinds(target, args, kwargs, dots)
+    return transform.jvp_function(target, kinds, True)(dots, *args, **kwargs)
 
 
 def jvp_method(obj, name, dots, *args, **kwargs):
@@ -240,14 +240,15 @@ def parameter_tangents(fn, args, kwargs, dots):
     environment's first, from those by argument (`dots`): the transpose of
     `argument_pullback`'s mapping, a parameter left to its default taking the default's
     tangent from the environment's."""
+    dots = (tangents.environment_of(fn, dots[0]), *dots[1:])
     signature = calls.signature(fn)
     layout = calls.defaults_layout(fn, signature, args, kwargs)
     if layout is None and calls.is_plain_call(signature, args, kwargs):
         return dots
-    tangents = calls.by_parameter(signature, args, kwargs, dots)
+    per_parameter = calls.by_parameter(signature, args, kwargs, dots)
     if layout is None:
-        return tangents
-    return calls.without_defaults(tangents, layout)
+        return per_parameter
+    return calls.without_defaults(per_parameter, layout)
 
 
 def custom_tangent(fwd, bwd, dots, *args):

@@ -48,6 +48,16 @@ def rezip(h, g, iterables):
     return [tuple(ZERO if part is ZERO else part[i] for part in parts) for i in range(len(g))]
 
 
+def zipped(ts, iterables):
+    """The tangents of the tuples `zip(*iterables)` makes, from the tangents `ts` of the
+    iterables: a list of tuples (`ZERO` for the parts whose tangent is `ZERO`)."""
+    if ts is ZERO or all(t is ZERO for t in ts):
+        return ZERO
+    count = min(len(t) for t in ts if t is not ZERO)
+    columns = [[ZERO] * count if t is ZERO else t for t in ts]
+    return [tuple(column[i] for column in columns) for i in range(count)]
+
+
 def unreverse(g, items):
     """The cotangent of `items` from the list `g` of those of the items of
     `reversed(items)`, last item first."""

@@ -1,8 +1,8 @@
 """Helpers of the linear-algebra rules (`pullback/rules/numpy_linalg.py`).
 
 Matrices come in stacks: the last two axes of an array are a matrix's rows and
-columns, the axes before them a batch. The helpers that receive cotangents are
-linear in them and map `ZERO` to `ZERO`. So that derivatives of derivatives
+columns, the axes before them a batch. The helpers that receive cotangents (or
+tangents) are linear in them and map `ZERO` to `ZERO`. So that derivatives of derivatives
 stay inside what pullback differentiates, each is either plain Python that
 pullback transforms, or has a rule: `matrix_transpose` is its own transpose,
 `as_columns` and `from_columns` are each other's, and `einsum_of` has the rule
@@ -44,6 +44,13 @@ def solve_transposed(a, b):
     return np.linalg.solve(matrix_transpose(a), b)
 
 
+def linear_solve(a, b):
+    """`np.linalg.solve(a, b)` for matrices `b` (linear in `b`)."""
+    if b is ZERO:
+        return ZERO
+    return np.linalg.solve(a, b)
+
+
 def inverse_gaps(w):
     """`1 / (w[..., j] - w[..., i])` at `[..., i, j]` off the diagonal, 0 on it."""
     eye = np.eye(np.shape(w)[-1])
@@ -58,6 +65,25 @@ def pinv_cotangent(g, a, p):
     pt = matrix_transpose(p)
     gt = matrix_transpose(g)
     return -(pt @ g @ pt) + (gt - a @ (p @ gt)) @ (p @ pt) + (pt @ p) @ (gt - gt @ p @ a)
+
+
+def pinv_tangent(t, a, p):
+    """The tangent of the pseudo-inverse `p` of a matrix `a` of full rank from the tangent
+    `t` of `a` (Golub and Pereyra, 1973)."""
+    if t is ZERO:
+        return ZERO
+    tt = matrix_transpose(t)
+    return (-(p @ t @ p) + (p @ matrix_transpose(p)) @ (tt - tt @ a @ p)
+            + (tt - p @ a @ tt) @ (matrix_transpose(p) @ p))
+
+
+def singular_values_tangent(t, a):
+    """The tangent of the singular values (distinct and nonzero) of `a` from the tangent
+    `t` of `a`: the diagonal of `u^T t v`."""
+    if t is ZERO:
+        return ZERO
+    usv = np.linalg.svd(a, full_matrices=False)
+    return np.sum(usv[0] * (t @ matrix_transpose(usv[2])), axis=-2)
 
 
 def singular_values_cotangent(g, a):
@@ -76,6 +102,15 @@ def residual_share(g, r):
     if g is ZERO or np.size(g) == 0:
         return ZERO
     return r * g
+
+
+def residual_tangent(residuals, r, e):
+    """The tangent of the `residuals` of `np.linalg.lstsq`, the squared norms of the
+    columns of `r = b - a x`, from the tangent `e` of `b - a x` at a fixed `x` (`x`
+    is stationary: `a^T r = 0`); none where NumPy gives no residuals."""
+    if e is ZERO or np.size(residuals) == 0:
+        return ZERO
+    return 2.0 * np.sum(r * e, axis=-2)
 
 
 def real_eigenpairs(z):
@@ -118,6 +153,28 @@ def fold_triangle(g, upper=False):
 def strict_triangle(n, upper=False):
     """Ones below the diagonal of an n×n matrix (above it if `upper`), zeros elsewhere."""
     return np.triu(np.ones((n, n)), 1) if upper else np.tril(np.ones((n, n)), -1)
+
+
+def symmetric_of(x, upper=False):
+    """The symmetric matrices of the lower triangles of `x` (the upper ones if `upper`
+    is True or "U"): the matrices a function reading one triangle works with, and the
+    transpose of `fold_triangle`."""
+    if x is ZERO:
+        return ZERO
+    n = np.shape(x)[-1]
+    strict = strict_triangle(n, upper in (True, "U", "u"))
+    return x * (strict + np.eye(n)) + matrix_transpose(x * strict)
+
+
+def cholesky_tangent(t, factor, upper=False):
+    """The tangent of the Cholesky `factor` (lower, or upper if `upper`) of the symmetric
+    matrix of one triangle of `a` (that of the factor), from the tangent `t` of `a`:
+    `L lower_half(L^-1 t L^-T)` (Murray, 2016)."""
+    if t is ZERO:
+        return ZERO
+    low = transposed_if(factor, upper)
+    m = np.linalg.solve(low, matrix_transpose(np.linalg.solve(low, symmetric_of(t, upper))))
+    return transposed_if(low @ lower_half(m), upper)
 
 
 def hermitian_matrix(a, hermitian):
@@ -175,15 +232,18 @@ def cofactors(a, det):
     the derivative of the determinant. `det * inv(a)^T` where every matrix is
     invertible; otherwise from the SVD `a = u s vt`, as `det(u) det(vt) u p vt`
     where `p_i` is the product of the singular values but the i-th, which is the
-    limit of that formula at a singular matrix."""
-    try:
-        return np.expand_dims(det, (-2, -1)) * matrix_transpose(np.linalg.inv(a))
-    except np.linalg.LinAlgError:
-        u, s, vt = np.linalg.svd(a)
-        others = np.where(np.eye(s.shape[-1], dtype=bool), 1.0, np.expand_dims(s, -2))
-        sign = np.linalg.det(u) * np.linalg.det(vt)
-        return np.expand_dims(sign, (-2, -1)) * (u * np.expand_dims(
-            np.prod(others, axis=-1), -2)) @ vt
+    limit of that formula at a singular matrix (also where a determinant rounds to zero,
+    as SciPy's may, while the inverse does not fail)."""
+    if np.all(det != 0.0):
+        try:
+            return np.expand_dims(det, (-2, -1)) * matrix_transpose(np.linalg.inv(a))
+        except np.linalg.LinAlgError:
+            pass
+    u, s, vt = np.linalg.svd(a)
+    others = np.where(np.eye(np.shape(s)[-1], dtype=bool), 1.0, np.expand_dims(s, -2))
+    sign = np.linalg.det(u) * np.linalg.det(vt)
+    return np.expand_dims(sign, (-2, -1)) * (u * np.expand_dims(
+        np.prod(others, axis=-1), -2)) @ vt
 
 
 def matrix_power_cotangent(g, a, n):
@@ -229,12 +289,30 @@ def multi_dot_cotangents(g, arrays):
     return cotangents[::-1]
 
 
+def svd_tangents(t, compute_uv=True):
+    """The tangent of `np.linalg.svd(..., compute_uv=compute_uv)` from the tangents `t` of
+    the factors `(u, s, vh)`."""
+    return t if compute_uv else t[1]
+
+
 def svd_cotangents(g, compute_uv=True):
     """The cotangents of the factors `(u, s, vh)` from the cotangent `g` of
     `np.linalg.svd(..., compute_uv=compute_uv)`."""
     if compute_uv or g is ZERO:
         return g
     return ZERO, g, ZERO
+
+
+def multi_dot_tangent(t, arrays):
+    """The tangent of `np.linalg.multi_dot(arrays)` from the tangents `t` of `arrays`: the
+    sum of the products with one array replaced by its tangent."""
+    if t is ZERO:
+        return ZERO
+    total = ZERO
+    for k, tk in enumerate(t):
+        if tk is not ZERO:
+            total = total + np.linalg.multi_dot([tk if j == k else x for j, x in enumerate(arrays)])
+    return total
 
 
 def cross_left(g, a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
@@ -311,6 +389,19 @@ def uneinsum(g, subscripts, operands):
 def einsum_of(subscripts, operands):
     """`np.einsum(subscripts, *operands)`, taking the operands as one tuple."""
     return np.einsum(subscripts, *operands)
+
+
+def einsum_tangent(t, subscripts, operands):
+    """The tangent of `einsum_of(subscripts, operands)` from the tangents `t` of
+    `operands`: the sum of the einsums with one operand replaced by its tangent."""
+    if t is ZERO:
+        return ZERO
+    total = ZERO
+    for k, tk in enumerate(t):
+        if tk is not ZERO:
+            total = total + einsum_of(subscripts, tuple(tk if j == k else x
+                                                        for j, x in enumerate(operands)))
+    return total
 
 
 def einsum_transpose(subscripts, shapes, k):

@@ -106,7 +106,7 @@ def iterate_jvp(body, dots, items, *state):
         out, out_dot = body((ZERO, item_dot, *tangents_), item, *values)
         flag = out[0]
         values = out[1:]
-        tangents_ = tangents.unpacked(out_dot, len(out))[1:]
+        tangents_ = tangents.unpacked(out_dot, len(out), out)[1:]
         if flag != NEXT:
             break
     return (finished(flag), *values), (ZERO, *tangents_)

@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from ..rules import registry
 from . import cotangents, introspection
 
 
@@ -159,6 +160,10 @@ def refield(h, x, name):
 
 
 def _array_attribute(g, name):
+    """The part of `g`, the derivative of an array, for attribute `name` of the array:
+    its transpose for `.T`, none for a shape (`.ndim`, a constant)."""
+    if registry.is_nondifferentiable(getattr(np.ndarray, name, None)):
+        return cotangents.ZERO
     if name != "T":
         raise TypeError(f"no derivative rule for the array attribute .{name}")
     return np.transpose(g)

@@ -465,6 +465,20 @@ def unitem(g, x, index=()):
     return unindex(g, x, tuple(index))
 
 
+def reitem(h, x, index=()):
+    """The transpose of `unitem`: the element of `h` (shaped like `x`) that `x.item(*index)`
+    reads."""
+    if h is ZERO:
+        return ZERO
+    if not index:
+        return np.sum(h)
+    if len(index) == 1 and isinstance(index[0], tuple):
+        return reitem(h, x, index[0])
+    if len(index) == 1:
+        return np.ravel(h)[index[0]]
+    return h[tuple(index)]
+
+
 def untake(g, x, index, axis=None):
     """The cotangent of `x` from the cotangent `g` of `x[index]`, where `index` (from
     `take_index` or `repeat_index`) selects along `axis`, or in `x` flattened when

@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from ..errors import TransformError
 from . import records
 from .cotangents import ZERO, is_differentiable
 
@@ -29,8 +30,8 @@ def zeros_of(x):
     return 0.0
 
 
-def unpacked(t, count):
-    """The tangents of the `count` items a value is unpacked into, from its tangent
+def unpacked(t, count, x):
+    """The tangents of the `count` items value `x` is unpacked into, from its tangent
     `t`, which may be `ZERO`."""
     if t is ZERO:
         return (ZERO,) * count
@@ -45,9 +46,26 @@ def item_tangents(t, items):
     return t
 
 
+def shaped(t, x):
+    """Tangent `t` of container or array `x`, a container of `ZERO`s (zeros for an array)
+    when it is `ZERO`: for an update of one item, which keeps the others."""
+    if t is not ZERO:
+        return t
+    if isinstance(x, (tuple, list)):
+        return type(x)([ZERO] * len(x))
+    if isinstance(x, dict):
+        return dict.fromkeys(x, ZERO)
+    return zeros_of(x)
+
+
+def zero_mapping(source):
+    """The tangent `ZERO` for each key of the dict `dict(source)` (a constant)."""
+    return dict.fromkeys(dict(source), ZERO)
+
+
 def dense(t, x):
     """Tangent `t` of `x` with its zeros made values (`zeros_of`), for a map that reads
-    every part."""
+    every part (`np.concatenate`)."""
     if t is ZERO:
         return zeros_of(x)
     if isinstance(x, (tuple, list)) and isinstance(t, (tuple, list)):
@@ -111,3 +129,47 @@ def internal(t, x, where="tangent"):
         raise TypeError(f"{where} has shape {np.shape(t)}, but its value has shape "
                         f"{np.shape(x)}: a tangent is shaped like its value")
     return t
+
+
+class GroupTangent:
+    """The tangent of each of a group of nested functions that read one another (a
+    recursive `def`, or `even` and `odd`): the tangents of the other variables they
+    read, by name (`values`), and the names of the group's functions (`members`), whose
+    tangent is this same object. A function's tangent is otherwise the tuple of its
+    free variables' tangents; here that tuple would hold itself."""
+
+    __slots__ = ("values", "members")
+
+    def __init__(self, values, members):
+        self.values = values
+        self.members = members
+
+    def __repr__(self):
+        return f"GroupTangent({self.values!r}, {self.members!r})"
+
+
+def group_tangent(values, members):
+    """The `GroupTangent` of functions `members` reading variables whose tangents are
+    `values`, by name (`ZERO` when all are)."""
+    if all(v is ZERO for v in values.values()):
+        return ZERO
+    return GroupTangent(values, members)
+
+
+def environment_of(fn, t):
+    """The tangents of the free variables of function `fn`, in `co_freevars` order, from
+    its tangent `t`: `t` itself, unless `t` is a group's (`GroupTangent`)."""
+    if not isinstance(t, GroupTangent):
+        return t
+    return tuple(t if name in t.members else t.values.get(name, ZERO)
+                 for name in fn.__code__.co_freevars)
+
+
+def environment_cotangent(h, t):
+    """The transpose of `environment_of`, for a tangent `t` that is not a group's."""
+    if isinstance(t, GroupTangent):
+        raise TransformError(
+            "the reverse derivative of a derivative in forward mode through nested "
+            "functions that call one another (recursion) is not supported: define the "
+            "recursive function at module level", construct="recursive nested functions")
+    return h

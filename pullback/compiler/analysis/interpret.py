@@ -55,7 +55,8 @@ class Step:
         "closure", "static", "custom", "dynamic", "loop", "primal_loop" or
         "loop_body" (a loop's body, generated where the loop runs it).
       target: the variable it assigns (for "unpack", the list of them).
-      fn: the primitive or the Python function called.
+      fn: the primitive or the Python function called; for a build of
+        `dict(d, k=v)` with a constant `d`, the atom `d`, whose keys it has too.
       rule: a primitive's rule.
       args: a primitive's arguments; a build's values; a static call's argument
         bound to each parameter; a closure's default values.
@@ -440,7 +441,7 @@ class Interpreter:
                              "dict's: make the dict first, then set its keys", "dict")
         active = any(self.kind_of(v).active for v in values)
         self.kinds[target] = kinds.ANY if active else kinds.CONST
-        return Step("build", target, args=values, keywords=keys) if active else None
+        return Step("build", target, args[0], args=values, keywords=keys) if active else None
 
     def getattr_call(self, target, args):
         """`getattr(x, "name")` is `x.name`; with a name computed when it runs, a field of

@@ -166,7 +166,7 @@ class Instance:
 def instantiate_rule(rule, spec, call, args, keywords, tangent_of, context):
     """The tangent of `call` (the primitive's call as written: a Call, BinOp, UnaryOp,
     Attribute or Subscript node), whose argument atoms are `args` and `keywords` (as
-    the interpreter read them: a method's object first).
+    the interpreter read them: a method's object first, `context.method`).
 
     Args:
       rule: its `TangentRule`.
@@ -194,6 +194,7 @@ class Context:
       helper: `helper(name, obj)`, the generated code's name for an object.
       shape_of: a token equal for atoms of one shape ("scalar"), or None.
       zero: the name under which generated code reads `ZERO`.
+      method: whether the call is of a method of a value (`y.reshape(2, 2)`).
     """
 
     result: str
@@ -201,6 +202,7 @@ class Context:
     helper: object
     shape_of: object
     zero: str
+    method: bool = False
 
 
 def _applied(rule, spec, call, args, keywords, tangent_of, context):
@@ -216,12 +218,12 @@ def _applied(rule, spec, call, args, keywords, tangent_of, context):
             return None
         replaced = {key: value if value is not None else _zeros_of(atom, context)
                     for (key, value), atom in zip(replaced.items(), atoms.values())}
-        return _substituted(call, replaced)
+        return _substituted(call, replaced, context.method)
     terms = []
     for key, atom in atoms.items():
         tangent = tangent_of(atom)
         if tangent is not None:
-            terms.append(_substituted(call, {key: tangent}))
+            terms.append(_substituted(call, {key: tangent}, context.method))
     return _sum(terms)
 
 
@@ -240,9 +242,9 @@ def _zeros_of(atom, context):
                       [nodes.clone(atom)])
 
 
-def _substituted(call, replaced):
+def _substituted(call, replaced, method):
     """A copy of primitive call `call` with the arguments at keys `replaced` (positions,
-    counting a method's object first, and keywords) replaced by the nodes given."""
+    counting the object first for a `method`, and keywords) replaced by the nodes given."""
     call = nodes.clone(call)
     if isinstance(call, nodes.BinOp):
         operands = [call.left, call.right]
@@ -251,8 +253,8 @@ def _substituted(call, replaced):
         call.operand = replaced.get(0, call.operand)
     elif isinstance(call, (nodes.Attribute, nodes.Subscript)):
         call.value = replaced.get(0, call.value)
-    elif isinstance(call.func, nodes.Attribute) and not nodes.dotted_path(call.func):
-        call.func.value = replaced.get(0, call.func.value)  # a method of a value
+    elif method:
+        call.func.value = replaced.get(0, call.func.value)
         call.args = [replaced.get(i + 1, a) for i, a in enumerate(call.args)]
     else:
         call.args = [replaced.get(i, a) for i, a in enumerate(call.args)]

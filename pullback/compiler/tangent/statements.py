@@ -79,6 +79,7 @@ class _Tangent:
         self.kind_of = self.facts.kind_of
         self.names = {} if names is None else names  # variable -> its tangent's name
         self.structured = set()  # tangents known to be displays (unpacked as they are)
+        self.pending = {}  # a group's functions defined so far -> what `group` reads
         self.first_emitted = {}
 
     @property
@@ -129,7 +130,10 @@ class _Tangent:
         return args, code
 
     def environment(self):
-        """The name of the tangent of the function's free variables, when one is active."""
+        """The name of the tangent of the function's free variables, when one is active
+        (a loop's body reads their tangents from the function around it)."""
+        if getattr(self.tree, "loop", False):
+            return None
         if any(self.active(v) for v in self.freevars):
             return self.namer.fresh("env_dot")
         return None
@@ -202,6 +206,8 @@ class _Tangent:
         self.bind_helper(stmt)
         step = self.facts.statement(stmt)
         emitted = [stmt] if step is None else EMIT[step.how](self, stmt, step)
+        if step is None and self.pending:  # a function found constant, which a group reads
+            emitted += self.group(stmt)
         self.facts.after(stmt)
         return emitted
 
@@ -236,8 +242,10 @@ class _Tangent:
                 f"no tangent rule for {_describe(step.fn)}: its template writes none and "
                 "none can be derived; give it one (t[z] = ..., see docs/rules.md)",
                 _describe(step.fn))
+        method = isinstance(stmt.value, nodes.Call) and self.facts.callees.is_method(
+            stmt.value.func)
         context = rules.Context(step.target, self.namer, self.bindings.object,
-                                self.facts.shape_of, self.zero().id)
+                                self.facts.shape_of, self.zero().id, method)
         instance = self.located(rules.instantiate_rule, rule, step.rule, stmt.value, step.args,
                                 step.keywords, self.tangent_of, context)
         code = [nodes.located(s, self.lineno) for s in instance.statements]
@@ -253,18 +261,21 @@ class _Tangent:
             value = nodes.call(helper, [nodes.tuple_(dots), nodes.tuple_(step.args),
                                         nodes.tuple_(step.keywords)])
             return [stmt] + self.assign_tangent(target, value)
-        kind = self.kinds.get(target)
-        if step.source is not None or isinstance(stmt.value, nodes.Dict) or (
-                isinstance(kind, kinds.Container) and kind.type is dict):
-            display = nodes.Dict(keys=[nodes.clone(k) for k in step.keywords], values=dots)
-        elif isinstance(stmt.value, nodes.List):
+        if isinstance(stmt.value, nodes.List):
             display = nodes.list_(dots)
         elif isinstance(stmt.value, nodes.Tuple):
             display = nodes.tuple_(dots)
-        else:  # a named tuple built by a call: its tangent is a tuple, by field
-            by_position = dict(zip((k.value for k in step.keywords), dots))
+        elif step.source is None and isinstance(stmt.value, nodes.Call) and all(
+                isinstance(k, nodes.Constant) and type(k.value) is int for k in step.keywords):
+            by_position = dict(zip((k.value for k in step.keywords), dots))  # a named tuple
             display = nodes.tuple_([by_position.get(i, self.zero())
                                     for i in range(max(by_position) + 1)])
+        else:  # a dict, a record's fields
+            display = nodes.Dict(keys=[nodes.clone(k) for k in step.keywords], values=dots)
+            if step.fn is not None:  # dict(d, k=v): d's keys, with the tangent ZERO
+                zeros = nodes.name(self.bindings.object("zero_mapping", tangents.zero_mapping))
+                display.keys.insert(0, None)
+                display.values.insert(0, nodes.call(zeros, [step.fn]))
         code = self.assign_tangent(target, display)
         self.structured.add(self.tangent_name(target))
         return [stmt] + code
@@ -278,24 +289,50 @@ class _Tangent:
             return [stmt] + [nodes.assign(t, self.zero(), self.lineno) for t in targets if t]
         if source.id not in self.structured:
             helper = nodes.name(self.bindings.object("unpacked", tangents.unpacked))
-            source = nodes.call(helper, [source, nodes.constant(len(targets))])
+            source = nodes.call(helper, [source, nodes.constant(len(targets)),
+                                         nodes.name(step.source)])
         return [stmt, nodes.unpack(targets, source, self.lineno)]
 
     def closure(self, stmt, step):
         """A nested `def` or `lambda` is itself; its tangent holds its free variables'
-        tangents, then its defaults' (as its cotangent does, `calls.with_defaults`)."""
+        tangents, then its defaults' (as its cotangent does, `calls.with_defaults`).
+        Functions that read one defined after them (recursion) form a group, whose
+        tangent is given to each once the last is defined (`group_tangent`)."""
         node = step.source
-        early = [var for var in node.captured if var in step.later and self.active(var)]
-        if early:
-            raise self.error(
-                f"{step.target} reads {early[0]}, a function defined after it (recursion "
-                "between nested functions), which forward mode does not differentiate yet: "
-                "define the functions at module level", "recursive nested functions")
+        if step.later or any(step.target in later for later, _, _ in self.pending.values()):
+            self.pending[step.target] = (step.later, node.captured, step.args)
+            return [stmt] + self.group(stmt)
         held = [self.tangent_or_zero(nodes.name(v)) for v in node.captured]
         held += [self.tangent_or_zero(d) for d in step.args]
         code = self.assign_tangent(step.target, nodes.tuple_(held))
         self.structured.add(self.tangent_name(step.target))
         return [stmt] + code
+
+    def group(self, stmt):
+        """The tangents of the functions of `pending` once every function they read is
+        defined: one `GroupTangent`, holding the tangents of the variables they read."""
+        members = sorted(self.pending)
+        if any(var not in self.kinds for later, _, _ in self.pending.values()
+               for var in later):
+            return []
+        defaulted = next((m for m in members if any(
+            self.kind_of(d).active for d in self.pending[m][2])), None)
+        if defaulted is not None:
+            raise self.error(f"{defaulted} calls itself (or a function that calls it back) "
+                             "and has a differentiable default value: pass that value as an "
+                             "argument", "recursive closure with a differentiable default")
+        read = sorted({v for _, captured, _ in self.pending.values() for v in captured}
+                      - set(members))
+        self.pending.clear()
+        values = nodes.Dict(keys=[nodes.constant(v) for v in read],
+                            values=[self.tangent_or_zero(nodes.name(v)) for v in read])
+        helper = nodes.name(self.bindings.object("group_tangent", tangents.group_tangent))
+        call = nodes.call(helper, [values, nodes.tuple_(map(nodes.constant, members))])
+        first = self.tangent_name(members[0])
+        code = [nodes.assign(first, call, self.lineno)]
+        code += [nodes.assign(self.tangent_name(m), nodes.name(first), self.lineno)
+                 for m in members[1:] if self.active(m)]
+        return code
 
     def static_call(self, stmt, step):
         """`y, y_dot = g_jvp((ZERO, x_dot), x)`: `g`'s derivative for these kinds."""
