@@ -24,7 +24,7 @@ from .config import config
 from .errors import TransformError
 from .rules.registry import adjoint, d, nondifferentiable, t
 from .runtime.cotangents import ZERO
-from .runtime.custom import custom_vjp
+from .runtime.custom import custom_jvp, custom_vjp
 
 rules.register_all()
 
@@ -33,6 +33,7 @@ __all__ = [
     "TransformError",
     "adjoint",
     "config",
+    "custom_jvp",
     "custom_vjp",
     "d",
     "differentiable",

@@ -363,7 +363,7 @@ def source(f, *args, stage="optimized", argnums=None, optimize=True, mode="rever
     while hasattr(fn, "__pullback_gradient_of__"):
         fn, argnums = fn.__pullback_gradient_of__
         order += 1
-    if custom.vjp_of(fn) is not None:
+    if custom.is_custom(fn):
         return custom.describe(fn)
     functions = [(fn, _display_kinds(fn, args, argnums))]
     transform.new_epoch()

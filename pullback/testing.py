@@ -15,44 +15,55 @@ from .runtime.cotangents import ZERO, is_differentiable
 
 
 def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, argnums=None,
-                modes=("reverse", "forward")):
+                modes=None):
     """Assert that pullback's derivatives of `f` at `args` match finite differences.
 
     Args:
       f: a function of positional arguments (floats, arrays, containers).
       args: a tuple of arguments (or a single argument).
       order: the highest order checked: 1 checks the pullback (`vjp`) and the
-        derivative in forward mode (`jvp`); 2 also checks the derivatives of the
-        pullback in both modes (grad of grad, and forward over reverse), and so on.
+        derivative in forward mode (`jvp`); 2 also checks the derivative of the
+        pullback (grad of grad) and, for a scalar `f`, its derivative in forward mode
+        (forward over reverse); and so on, in reverse mode.
       eps: the finite-difference step (in float64).
       rtol, atol: the tolerances of the comparison.
       seed: the seed of the random directions.
       argnums: the position, or a tuple of the positions, of the arguments the
         derivatives are taken in (all of them when None); the others stay as they are
         (an int count, a string key).
-      modes: the modes checked at each order: "reverse", "forward" or both.
+      modes: the modes checked at every order, "reverse", "forward" or both, in place
+        of the choice above.
 
     Raises:
-      AssertionError: naming `f`, the analytic and the numeric value.
+      AssertionError: naming `f`, the mode, the analytic and the numeric value.
     """
     args = args if isinstance(args, tuple) else (args,)
     if argnums is not None:
         argnums = api.argnums_tuple(argnums)
         f, args = _of_arguments(f, args, argnums), tuple(args[i] for i in argnums)
+    _check(f, args, order, (eps, rtol, atol), seed, modes, 1, None)
+
+
+def _check(f, args, order, tolerances, seed, modes, level, scalar):
+    """`check_grads` at derivative `level` of the function checked (`scalar`: whether it
+    returns a scalar, once known)."""
+    eps, rtol, atol = tolerances
     rng = np.random.default_rng(seed)
     out, back = api.vjp(f, *args)
+    scalar = np.ndim(out) == 0 if scalar is None else scalar
     u = _random_like(out, rng)
     direction = _random_like(args, rng)
     numeric = _numeric(f, args, u, direction, eps)
-    if "reverse" in modes:
+    default = ("reverse", "forward") if level == 1 or level == 2 and scalar else ("reverse",)
+    if "reverse" in (modes or default):
         _compare(f, "pullback", _inner(back(u), direction), numeric, rtol, atol)
-    if "forward" in modes:
+    if "forward" in (modes or default):
         dots = tuple(None if v is ZERO else v for v in direction)
         _, tangent = api.jvp(f, args, dots)
         _compare(f, "jvp", _inner(u, tangent), numeric, rtol, atol)
     if order > 1:
-        check_grads(_pullback_of(f, u), args, order - 1, eps, rtol, atol, seed + 1,
-                    modes=modes)
+        _check(_pullback_of(f, u), args, order - 1, tolerances, seed + 1, modes, level + 1,
+               scalar)
 
 
 def _of_arguments(f, args, argnums):

@@ -210,8 +210,8 @@ def forward_function(fn, param_kinds, through_value=False):
     With `through_value`, `fn` is called through a value (`dispatch.forward`), and a
     function updating a parameter in place is refused: its caller was transformed
     without knowing that the argument changes (see `refuse_updates`)."""
-    if custom.vjp_of(fn) is not None:
-        return custom.forward_of(fn)
+    if custom.is_custom(fn):
+        return dispatch.custom_forward_function(fn)
     return _function(fn, param_kinds, through_value, REVERSE)
 
 
@@ -221,7 +221,7 @@ def jvp_function(fn, param_kinds, through_value=False):
     of `fn` (its environment) and of each parameter (see `tangent`). For a function
     with a hand-written derivative, the one that runs it; `through_value` as for
     `forward_function`."""
-    if custom.vjp_of(fn) is not None:
+    if custom.is_custom(fn):
         return dispatch.custom_jvp_function(fn)
     return _function(fn, param_kinds, through_value, FORWARD)
 
@@ -460,16 +460,7 @@ def param_kinds(fn, args, kwargs, active=None):
     Raises:
       TypeError: when the arguments do not fit `fn`'s signature.
     """
-    code = fn.__code__
-    if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and (
-            introspection.has_fixed_parameters(fn)):
-        values = dict(zip(code.co_varnames, args))
-    else:
-        values = dict(calls.signature(fn).bind(*args, **kwargs).arguments)
-    if active is None:
-        values.update(zip(fn.__code__.co_freevars, introspection.cell_values(fn)))
-        for name, default in calls.defaults(fn).items():
-            values.setdefault(name, default)
+    values = _bound_values(fn, args, kwargs, active is None)
     result = {}
     for name, value in values.items():
         kind = kinds.of_value(value)
@@ -477,7 +468,20 @@ def param_kinds(fn, args, kwargs, active=None):
     return result
 
 
-
+def _bound_values(fn, args, kwargs, with_cells):
+    """The value of each parameter of `fn` called with `args`, `kwargs`, by name, and
+    `with_cells`, of each free variable and each parameter left to its default."""
+    code = fn.__code__
+    if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and (
+            introspection.has_fixed_parameters(fn)):
+        values = dict(zip(code.co_varnames, args))
+    else:
+        values = dict(calls.signature(fn).bind(*args, **kwargs).arguments)
+    if with_cells:
+        values.update(zip(fn.__code__.co_freevars, introspection.cell_values(fn)))
+        for name, default in calls.defaults(fn).items():
+            values.setdefault(name, default)
+    return values
 
 
 def tangent_kinds(fn, args, kwargs, tangents):
@@ -485,15 +489,13 @@ def tangent_kinds(fn, args, kwargs, tangents):
     in forward mode: active where its tangent is not `ZERO`. `tangents` holds the
     tangent of `fn`'s environment (a tuple by free variable, or `ZERO`), then one per
     parameter in signature order."""
-    result = param_kinds(fn, args, kwargs)
     env = tangents[0]
-    for i, name in enumerate(fn.__code__.co_freevars):
-        if env is ZERO or env[i] is ZERO:
-            result[name] = kinds.constant(result[name])
-    for name, tangent in zip(calls.signature(fn).parameters, tangents[1:]):
-        if tangent is ZERO:
-            result[name] = kinds.constant(result[name])
-    return result
+    zero = {name for i, name in enumerate(fn.__code__.co_freevars)
+            if env is ZERO or env[i] is ZERO}
+    zero.update(name for name, tangent in zip(calls.signature(fn).parameters, tangents[1:])
+                if tangent is ZERO)
+    return {name: kinds.of_constant(value) if name in zero else kinds.of_value(value)
+            for name, value in _bound_values(fn, args, kwargs, True).items()}
 
 
 # -- the generated functions, as functions to transform again --------------------------

@@ -1,4 +1,4 @@
-"""Hand-written derivatives for Python functions: `custom_vjp`.
+"""Hand-written derivatives for Python functions: `custom_vjp` and `custom_jvp`.
 
 A function decorated with `custom_vjp` and given a forward and a backward
 function with `defvjp` is not transformed where it is called: the caller's
@@ -7,6 +7,12 @@ forward runs `fwd(*args) -> (out, residuals)` and its pullback runs
 that are more stable or cheaper than the transformed code (a log-sum-exp, an
 implicit function, a fixed point). `fwd` and `bwd` are ordinary Python that
 pullback transforms in turn, so their derivatives, and grad of grad, work.
+
+A function decorated with `custom_jvp` and given `rule(primals, tangents) ->
+(out, tangent_out)` with `defjvp` runs the rule in forward mode; in reverse mode
+its pullback is the transpose of the rule's tangent map, which pullback's own
+reverse mode finds (`dispatch.custom_jvp_forward`). A `custom_vjp` function in
+forward mode is the other way round (`dispatch.custom_tangent`).
 """
 
 import inspect
@@ -46,6 +52,48 @@ def custom_vjp(fn):
     return fn
 
 
+def custom_jvp(fn):
+    """Mark `fn` as having a hand-written derivative in forward mode, given with
+    `fn.defjvp(rule)`.
+
+    `rule(primals, tangents)` returns `(fn(*primals), tangent)`: `primals` and
+    `tangents` are tuples, one item per argument (a tangent is an array of zeros
+    where the argument has none), and the tangent must be linear in `tangents`.
+    Reverse mode transposes it. Calling `fn` still runs `fn`.
+
+    Example:
+      >>> import numpy as np, pullback
+      >>> @pullback.custom_jvp
+      ... def safe_log1p(x):
+      ...     return np.log1p(x)
+      >>> def safe_log1p_jvp(primals, tangents):
+      ...     (x,), (t,) = primals, tangents
+      ...     return np.log1p(x), t / (1.0 + x)
+      >>> safe_log1p.defjvp(safe_log1p_jvp)
+      >>> [float(v) for v in pullback.jvp(safe_log1p, (1.0,), (2.0,))]
+      [0.6931471805599453, 1.0]
+      >>> float(pullback.grad(safe_log1p)(1.0))
+      0.5
+    """
+
+    def defjvp(rule):
+        fn.__pullback_jvp__ = (fn, rule)
+
+    fn.defjvp = defjvp
+    return fn
+
+
+def jvp_of(fn):
+    """The rule of a function decorated with `custom_jvp`, or None."""
+    found = getattr(fn, "__pullback_jvp__", None)
+    return found[1] if found is not None and found[0] is fn else None
+
+
+def is_custom(fn):
+    """Whether `fn` has a hand-written derivative (`custom_vjp` or `custom_jvp`)."""
+    return vjp_of(fn) is not None or jvp_of(fn) is not None
+
+
 def vjp_of(fn):
     """`(fwd, bwd)` of a function decorated with `custom_vjp`, or None (also for a
     wrapper that copied the attributes of such a function)."""
@@ -54,7 +102,12 @@ def vjp_of(fn):
 
 
 def describe(fn):
-    """What `pullback.source` shows for `fn`: its hand-written forward and backward."""
+    """What `pullback.source` shows for `fn`: its hand-written forward and backward, or
+    its rule in forward mode."""
+    rule = jvp_of(fn)
+    if rule is not None:
+        return (f"# {fn.__qualname__} has a hand-written derivative (pullback.custom_jvp): "
+                f"{rule.__qualname__}.\n" + textwrap.dedent(inspect.getsource(rule)))
     fwd, bwd = vjp_of(fn)
     header = (f"# {fn.__qualname__} has a hand-written derivative (pullback.custom_vjp):\n"
               f"# calls run {fwd.__qualname__}, pullbacks {bwd.__qualname__}.\n")

@@ -39,6 +39,8 @@ def forward(fn, *args, **kwargs):
     vjp = custom.vjp_of(fn)
     if vjp is not None:
         return custom.custom_forward(vjp[0], vjp[1], *args, **kwargs)
+    if custom.jvp_of(fn) is not None:
+        return custom_jvp_forward(custom.jvp_of(fn), *args)
     target = fn if transformed_as_python(fn) else python_version(fn, len(args), tuple(kwargs))
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))
@@ -201,6 +203,8 @@ def jvp_call(fn, dots, *args, **kwargs):
     vjp = custom.vjp_of(fn)
     if vjp is not None:
         return custom_tangent(vjp[0], vjp[1], dots[1:], *args, **kwargs)
+    if custom.jvp_of(fn) is not None:
+        return custom_jvp_tangent(custom.jvp_of(fn), dots[1:], *args)
     target = fn if transformed_as_python(fn) else python_version(fn, len(args), tuple(kwargs))
     if target is None:
         return fn(*args, **kwargs), ZERO
@@ -261,11 +265,49 @@ def custom_tangent(fwd, bwd, dots, *args):
     return out, pullback(dots)[2]
 
 
+def custom_jvp_tangent(rule, dots, *args):
+    """`(value, tangent)` of a call of a function with a hand-written derivative in
+    forward mode (`custom_jvp`): its rule, given tangents that are values."""
+    dense = tuple([tangents.dense(t, x) for t, x in zip(dots, args)])
+    return rule(args, dense)
+
+
+def custom_jvp_forward(rule, *args):
+    """`(value, pullback)` of a call of a function with a hand-written derivative in
+    forward mode (`custom_jvp`): the rule's tangent is linear in the tangents, and the
+    pullback is its transpose, which the rule's own pullback computes."""
+    zeros = tuple([tangents.zeros_of(x) for x in args])
+    (out, _), pullback = forward(rule, args, zeros)
+
+    def custom_jvp_pullback(ct):
+        return (ZERO, *pullback((ZERO, ct))[2])
+
+    return out, custom_jvp_pullback
+
+
 def custom_jvp_function(fn):
-    """The derivative in forward mode of `fn`, which has a hand-written reverse one."""
+    """The derivative in forward mode of `fn`, which has a hand-written one in either mode."""
+    rule = custom.jvp_of(fn)
+    if rule is not None:
+        def custom_jvp(dots, *args):
+            return custom_jvp_tangent(rule, dots[1:], *args)
+
+        return custom_jvp
     fwd, bwd = custom.vjp_of(fn)
 
-    def custom_jvp(dots, *args):
+    def custom_vjp_jvp(dots, *args):
         return custom_tangent(fwd, bwd, dots[1:], *args)
 
-    return custom_jvp
+    return custom_vjp_jvp
+
+
+def custom_forward_function(fn):
+    """The forward function of `fn`, which has a hand-written derivative in either mode."""
+    rule = custom.jvp_of(fn)
+    if rule is None:
+        return custom.forward_of(fn)
+
+    def custom_fwd(*args):
+        return custom_jvp_forward(rule, *args)
+
+    return custom_fwd

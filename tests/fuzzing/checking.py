@@ -128,8 +128,9 @@ def wrong_argument(args, estimate, got):
 
 def check_program(program, max_order=2, seconds=30.0):
     """Check pullback's derivatives of `program.f` up to `max_order` (orders above 2 only when
-    `f` takes one float) against finite differences; an `Outcome`. `seconds` bounds the
-    whole check: a program taking longer is a crash (a hang)."""
+    `f` takes one float) against finite differences, and at each order its derivative in
+    forward mode (`jvp`) in a random direction against them; an `Outcome`. `seconds` bounds
+    the whole check: a program taking longer is a crash (a hang)."""
     with quiet():
         try:
             oracle = oracle_module(program.source)
@@ -193,7 +194,26 @@ class Checker:
             aspect = f"gradient of {wrong_argument(args, estimates[-1], got)}"
             expected = _show(unflatten(gradient, estimates[-1]))
             return wrong(order, aspect, expected, _show(gradient)), None
-        return None, gradient
+        return self.check_tangent(order, target, args, cotangent, gradient), gradient
+
+    def check_tangent(self, order, target, args, cotangent, gradient):
+        """None when the derivative in forward mode of `target` (at order 2, forward over
+        reverse) in a random direction is the gradient, checked already, in that
+        direction; else the outcome."""
+        direction = random_like(args, self.rng)
+        given = unflatten(args, flatten(args))
+        try:
+            _, tangent = pullback.jvp(target, given, direction)
+        except Exception as error:  # noqa: BLE001  (whatever pullback raises is an outcome)
+            outcome = raised(error, order, self.names)
+            outcome.signature = f"jvp: {outcome.signature}"
+            return outcome
+        got = float(flatten(tangent) @ flatten(cotangent)) if cotangent is not None else float(
+            flatten(tangent).sum())
+        want = float(flatten(gradient) @ flatten(direction))
+        if abs(got - want) > WRONG_RTOL * max(1.0, abs(want)):
+            return wrong(order, "jvp", _show(want), _show(got))
+        return None
 
     def compare(self, order, args, given, value, expected, gradient):
         """A wrong outcome if the value, the arguments or the gradient's structure are wrong."""

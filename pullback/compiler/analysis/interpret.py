@@ -523,7 +523,7 @@ class Interpreter:
                     self.kinds[target] = kinds.constant(self.kinds[target])
                     return None
                 return step
-            if custom.vjp_of(fn) is not None:
+            if custom.is_custom(fn):
                 if value.keywords or is_split(value):
                     raise self.error(f"{fn.__qualname__} has a custom derivative: call it with "
                                      "positional arguments only", fn.__qualname__)
@@ -784,7 +784,7 @@ class Interpreter:
                 "out of the function; return the value instead, and append it where the "
                 "list is made", what)
         if fn is not None:
-            if (registry.rule_for(fn) is not None or custom.vjp_of(fn) is not None
+            if (registry.rule_for(fn) is not None or custom.is_custom(fn)
                     or not introspection.is_user_function(fn)):
                 return None
             if (isinstance(fn, types.FunctionType) and introspection.has_fixed_parameters(fn)

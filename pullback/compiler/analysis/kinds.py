@@ -102,6 +102,15 @@ def constant(kind):
     return _LEAVES[(False, kind.shape)] if kind.shape in ("scalar", "array") else CONST
 
 
+def of_constant(value):
+    """`constant(of_value(value))`, without looking into `value`."""
+    if type(value) is np.ndarray:
+        return CONST_ARRAY if is_differentiable(value) else CONST
+    if isinstance(value, (float, int, np.number)):
+        return CONST_SCALAR
+    return CONST
+
+
 def container(type_, keys, items):
     """A Container kind, inactive when no item is active."""
     items = tuple(items)

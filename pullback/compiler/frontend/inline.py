@@ -115,7 +115,7 @@ class _Inliner:
         return (isinstance(fn, types.FunctionType) and fn.__globals__ is self.origin.globals
                 and fn.__code__.co_filename == self.origin.filename and not fn.__closure__
                 and introspection.has_fixed_parameters(fn)
-                and fn.__code__ not in self.stack and custom.vjp_of(fn) is None
+                and fn.__code__ not in self.stack and not custom.is_custom(fn)
                 and registry.rule_for(fn) is None and not registry.is_nondifferentiable(fn)
                 and not fn.__module__.startswith("pullback"))
 

@@ -43,6 +43,8 @@ _EXITS = (nodes.Return, nodes.Break, nodes.Continue)
 def lower_try_blocks(tree, helpers, origin):
     """The body of FunctionDef `tree` with each `try` statement lowered (see the module
     docstring); `helpers` makes the calls of pullback's helpers (`naming.HelperCalls`)."""
+    if not any(isinstance(node, nodes.Try) for node in nodes.walk_scope(*tree.body)):
+        return tree.body
     shared = {name for node in nodes.walk_scope(*tree.body)
               if isinstance(node, (nodes.Global, nodes.Nonlocal)) for name in node.names}
     local = ({name for name, n in scopes.assignments(tree).items() if n}
@@ -63,8 +65,11 @@ class _Lowering:
     def block(self, body, after):
         """`body` lowered; `after`: the names read after it (a loop's, again)."""
         out = []
-        for i, stmt in enumerate(body):
-            later = _reads(body[i + 1:]) | after
+        read_after = [set()]  # what the statements after each one read, last first
+        for stmt in reversed(body[1:]):
+            read_after.append(read_after[-1] | _reads([stmt]))
+        for stmt, read in zip(body, reversed(read_after)):
+            later = read | after
             if isinstance(stmt, nodes.Try):
                 out.extend(self.try_(stmt, later))
                 self.assigned |= _assigned([stmt])

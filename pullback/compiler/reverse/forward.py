@@ -25,7 +25,7 @@ in reverse order and writes the pullback.
 import dataclasses
 
 from ...errors import TransformError
-from ...runtime import custom, handlers, loops, mutation
+from ...runtime import custom, dispatch, handlers, loops, mutation
 from .. import ir
 from ..analysis import interpret, kinds
 from ..syntax import nodes
@@ -306,10 +306,15 @@ class _Reverse:
     def custom_call(self, stmt, step):
         """`y, y_pb = custom_forward(f_fwd, f_bwd, ...)` for a function with a
         hand-written derivative (see `custom`)."""
-        fwd, bwd = custom.vjp_of(step.fn)
         pullback = self.namer.pullback(step.target)
-        names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
-        driver = self.bindings.object("custom_forward", custom.custom_forward)
+        if custom.jvp_of(step.fn) is not None:  # the transpose of its rule in forward mode
+            rule = custom.jvp_of(step.fn)
+            names = [nodes.name(self.bindings.object(rule.__name__, rule))]
+            driver = self.bindings.object("custom_jvp_forward", dispatch.custom_jvp_forward)
+        else:
+            fwd, bwd = custom.vjp_of(step.fn)
+            names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
+            driver = self.bindings.object("custom_forward", custom.custom_forward)
         call = nodes.call(nodes.name(driver), names + stmt.value.args)
         return [nodes.unpack([step.target, pullback], call, self.lineno)], Call(
             step.target, pullback, [None] + stmt.value.args, self.lineno)

@@ -80,6 +80,7 @@ class _Tangent:
         self.names = {} if names is None else names  # variable -> its tangent's name
         self.structured = set()  # tangents known to be displays (unpacked as they are)
         self.pending = {}  # a group's functions defined so far -> what `group` reads
+        self.closures_read = None  # the variables closures read, once asked
         self.first_emitted = {}
 
     @property
@@ -88,10 +89,7 @@ class _Tangent:
 
     def run(self, name):
         """The `Result`: the generated function `name`."""
-        *body, ret = self.tree.body
-        code = self.block(body)
-        summary = self.facts.finish(ret)
-        self.guard(code, summary.guards, ret)
+        code, ret, summary = self.walk()
         param = self.namer.fresh("tangents")
         args, entry = self.signature(param)
         out = nodes.tuple_([nodes.clone(ret.value), self.tangent_or_zero(ret.value)])
@@ -99,6 +97,14 @@ class _Tangent:
                                 self.tree.lineno)
         return Result(fn, summary.result_kind, summary.globals_used, summary.kinds,
                       summary.shapes, summary.updated, summary.exits)
+
+    def walk(self):
+        """τ of the function's statements: `(code, its return statement, Summary)`."""
+        *body, ret = self.tree.body
+        code = self.block(body)
+        summary = self.facts.finish(ret)
+        self.guard(code, summary.guards, ret)
+        return code, ret, summary
 
     def signature(self, param):
         """The parameters, `tangents` first, and the statements reading the tangents of
@@ -160,7 +166,7 @@ class _Tangent:
         orelse = self.block(stmt.orelse)
         after_else = dict(self.kinds)
         self.facts.join(after_body)
-        assigned = _assigned(stmt.body) | _assigned(stmt.orelse)
+        assigned = (set(after_body[0]) | set(after_else)) - set(before[0])
         body += self.zeros_at_join(assigned, after_body[0])
         orelse += self.zeros_at_join(assigned, after_else)
         if getattr(stmt, "attempt", None):
@@ -170,15 +176,25 @@ class _Tangent:
     def zeros_at_join(self, assigned, branch_kinds):
         """`v_dot = ZERO` at the end of a branch for each variable of `assigned` (those
         either branch assigns) active after the `if` but not in this branch: a constant
-        here, or not assigned here (a closure made after the `if` may read its tangent,
-        as generated code does, when the other branch was taken)."""
+        here, or, if a closure reads it, not assigned here (a closure made after the
+        `if` reads its tangent, as generated code does, when the other branch was
+        taken)."""
         code = []
         for var in sorted(assigned):
+            if var not in branch_kinds and var not in self.captured():
+                continue
             if self.active(var) and not branch_kinds.get(var, kinds.CONST).active:
                 name = self.tangent_name(var)
                 self.structured.discard(name)
                 code.append(nodes.assign(name, self.zero(), self.lineno))
         return code
+
+    def captured(self):
+        """The variables the function's closures read."""
+        if self.closures_read is None:
+            self.closures_read = {v for node in nodes.walk(self.tree)
+                                  for v in getattr(node, "captured", ())}
+        return self.closures_read
 
     def attempt(self, stmt, handler, block):
         """A try statement's `if` (`frontend.try_blocks`) written as the `try` it stands for."""
@@ -245,7 +261,7 @@ class _Tangent:
         method = isinstance(stmt.value, nodes.Call) and self.facts.callees.is_method(
             stmt.value.func)
         context = rules.Context(step.target, self.namer, self.bindings.object,
-                                self.facts.shape_of, self.zero().id, method)
+                                self.shape_of, self.zero().id, method)
         instance = self.located(rules.instantiate_rule, rule, step.rule, stmt.value, step.args,
                                 step.keywords, self.tangent_of, context)
         code = [nodes.located(s, self.lineno) for s in instance.statements]
@@ -343,11 +359,17 @@ class _Tangent:
         return [self.call_result(stmt, step, call)]
 
     def custom_call(self, stmt, step):
-        """A function with a hand-written reverse derivative (`custom_vjp`): its tangent is
-        the transpose of its backward function (`dispatch.custom_tangent`)."""
-        fwd, bwd = custom.vjp_of(step.fn)
-        names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
-        driver = self.bindings.object("custom_tangent", dispatch.custom_tangent)
+        """A function with a hand-written derivative: its rule in forward mode
+        (`custom_jvp`), or the transpose of its backward function (`custom_vjp`,
+        `dispatch.custom_tangent`)."""
+        if custom.jvp_of(step.fn) is not None:
+            rule = custom.jvp_of(step.fn)
+            names = [nodes.name(self.bindings.object(rule.__name__, rule))]
+            driver = self.bindings.object("custom_jvp_tangent", dispatch.custom_jvp_tangent)
+        else:
+            fwd, bwd = custom.vjp_of(step.fn)
+            names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
+            driver = self.bindings.object("custom_tangent", dispatch.custom_tangent)
         dots = nodes.tuple_([self.tangent_or_zero(a) for a in stmt.value.args])
         call = nodes.call(nodes.name(driver), names + [dots] + stmt.value.args)
         return [self.call_result(stmt, step, call)]
@@ -385,14 +407,26 @@ class _Tangent:
         return nodes.unpack(targets, call, self.lineno)
 
     def loop(self, stmt, step):
-        """`iterate(loop_body, items, *state)`: the body's derivative, a function defined
-        here (it reads the tangents of the variables it captures as this function's
-        variables), run by `iterate_jvp`."""
+        """`iterate(loop_body, items, *state)`: the body's statements with their tangents,
+        run inline in a `for` loop carrying the state and its tangents. A body that
+        defines functions (which would see the variables of the last iteration, not
+        their own) is instead a function, the body's derivative, that `iterate_jvp`
+        calls for each item; it reads the tangents of what it captures from this
+        function, as its variables."""
         body = step.callee
-        _, items, *inits = stmt.value.args
         inner = _Tangent(nodes.clone(body), self.origin, step.kinds, self.namer, self.bindings,
                          self.calls, body.captured, self.names)
-        name = self.namer.fresh(body.name + "_jvp")
+        walked = inner.walk()
+        if _makes_functions(walked[0]) or inner.facts.entry:
+            return self.loop_function(stmt, step, inner)
+        return inner.inline_loop(stmt, step, walked, self)
+
+    def loop_function(self, stmt, step, inner):
+        """The loop as `iterate_jvp` of the body's derivative, a function."""
+        _, items, *inits = stmt.value.args
+        inner = _Tangent(nodes.clone(step.callee), self.origin, step.kinds, self.namer,
+                         self.bindings, self.calls, step.callee.captured, self.names)
+        name = self.namer.fresh(step.callee.name + "_jvp")
         result = inner.run(name)
         driver = nodes.name(self.bindings.object("iterate_jvp", loops.iterate_jvp))
         dots = nodes.tuple_([self.tangent_or_zero(a) for a in [items] + inits])
@@ -400,6 +434,89 @@ class _Tangent:
         target = self.tangent_name(step.target)
         self.structured.add(target)
         return [result.tree, nodes.unpack([step.target, target], call, self.lineno)]
+
+    def inline_loop(self, stmt, step, walked, outer):
+        """The loop whose body this is, inline (see `loop`): its state's names start as
+        the initial values and their tangents, each iteration ends by moving the new
+        values (and tangents) into them, and stops on a flag other than 'next'."""
+        code, ret, _ = walked
+        code = [s for s in code if not isinstance(s, (nodes.Global, nodes.Nonlocal))]
+        _, items, *inits = stmt.value.args
+        item, *params = nodes.parameter_names(self.tree.args)
+        iteration = ret.value.id
+        before = []
+        for param, init in zip(params, inits):
+            if not nodes.is_name(init, param):
+                before.append(nodes.assign(param, init, outer.lineno))
+            if self.active(param):
+                before.append(nodes.assign(self.tangent_name(param),
+                                           outer.tangent_or_zero(init), outer.lineno))
+        flag = self.namer.fresh("flag") if _stops_early(code, iteration) else None
+        update = self.state_update(code, iteration, params, flag)
+        loop = self.for_loop(items, item, code + update, outer)
+        if flag:
+            before.append(nodes.assign(flag, nodes.constant(loops.NEXT), outer.lineno))
+            finished = nodes.IfExp(
+                test=nodes.compare(nodes.name(flag), nodes.Eq(), nodes.constant(loops.NEXT)),
+                body=nodes.constant(loops.DONE), orelse=nodes.name(flag))
+        else:
+            finished = nodes.constant(loops.DONE)
+        after = [nodes.assign(step.target, nodes.tuple_([finished] + list(map(nodes.name, params))),
+                              outer.lineno)]
+        if outer.active(step.target):
+            target = outer.tangent_name(step.target)
+            after.append(nodes.assign(target, nodes.tuple_(
+                [self.zero()] + [self.tangent_or_zero(nodes.name(p)) for p in params]),
+                outer.lineno))
+            outer.structured.add(target)
+        return before + [loop] + after
+
+    def state_update(self, code, iteration, params, flag):
+        """The statements ending an iteration: the state (and its tangents) from the
+        iteration's result, and a `break` on a flag other than 'next'."""
+        last = code[-2:] if len(code) >= 2 else []
+        names = [p for p in params if self.active(p)]
+        display = [s.value for s in last if isinstance(s, nodes.Assign)
+                   and isinstance(s.value, nodes.Tuple)
+                   and s.targets[0].id in (iteration, self.names.get(iteration))]
+        if not flag and len(display) == len(last) == (2 if names else 1) and (
+                nodes.is_name(last[0].targets[0], iteration)):
+            del code[-len(last):]
+            moves = list(zip(params, display[0].elts[1:]))
+            if names:
+                moves += [(self.tangent_name(p), v) for p, v in zip(params, display[1].elts[1:])
+                          if self.active(p)]
+            moves = [(p, v) for p, v in moves if not nodes.is_name(v, p)]
+            return [nodes.unpack([p for p, _ in moves], nodes.tuple_([v for _, v in moves]),
+                                 self.lineno)] if moves else []
+        update = [nodes.unpack([flag] + params, nodes.name(iteration), self.lineno)]
+        if names:
+            dots = self.tangent_or_zero(nodes.name(iteration))
+            if dots.id not in self.structured:
+                helper = nodes.name(self.bindings.object("unpacked", tangents.unpacked))
+                dots = nodes.call(helper, [dots, nodes.constant(len(params) + 1),
+                                           nodes.name(iteration)])
+            update.append(nodes.unpack([None] + [self.tangent_name(p) if self.active(p)
+                                                 else None for p in params], dots, self.lineno))
+        if flag:
+            stop = nodes.compare(nodes.name(flag), nodes.NotEq(), nodes.constant(loops.NEXT))
+            update.append(nodes.if_(stop, [nodes.break_(self.lineno)], lineno=self.lineno))
+        return update
+
+    def for_loop(self, items, item, body, outer):
+        """`for item in items` (with each item's tangent when it has one), or `while True`
+        for a `while` loop (its items are None)."""
+        if isinstance(items, nodes.Constant) and items.value is None:
+            return nodes.while_true([nodes.assign(item, nodes.constant(None), outer.lineno)]
+                                    + body, outer.lineno)
+        if not self.active(item):
+            return nodes.for_(item, items, body, outer.lineno)
+        helper = nodes.name(self.bindings.object("item_tangents", tangents.item_tangents))
+        pairs = nodes.call(nodes.name(self.bindings.object("zip", zip)), [
+            items, nodes.call(helper, [outer.tangent_or_zero(items), items])])
+        target = nodes.tuple_([nodes.store(item), nodes.store(self.tangent_name(item))],
+                              nodes.Store())
+        return nodes.for_(target, pairs, body, outer.lineno)
 
     def primal_loop(self, stmt, step):
         """A loop without differentiable values runs as it is."""
@@ -438,6 +555,18 @@ class _Tangent:
         if isinstance(atom, nodes.Tuple) and self.kind_of(atom).active:
             return nodes.tuple_([self.tangent_or_zero(e) for e in atom.elts])
         return None
+
+    def shape_of(self, atom):
+        """The shape token of an atom (`interpret`'s), a tangent having its value's."""
+        if isinstance(atom, nodes.Name) and atom.id not in self.kinds:
+            primal = self.primals().get(atom.id)
+            if primal is not None:
+                return self.facts.shape_of(nodes.name(primal))
+        return self.facts.shape_of(atom)
+
+    def primals(self):
+        """The variable each tangent name is the tangent of."""
+        return {name: var for var, name in self.names.items()}
 
     def tangent_or_zero(self, atom):
         found = self.tangent_of(atom)
@@ -481,12 +610,17 @@ EMIT = {
 }
 
 
-def _assigned(block):
-    """The variables a block of statements assigns, in its own scope."""
-    found = {n.id for n in nodes.walk_scope(*block)
-             if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Store)}
-    return found | {s.name for s in nodes.statements(nodes.module(block))
-                    if isinstance(s, nodes.FunctionDef)}
+def _makes_functions(code):
+    """Whether a loop body's code defines a function (a `def`, a `lambda`, a loop's body):
+    inline in the loop, it would see the variables of the last iteration, not its own."""
+    return any(isinstance(node, (nodes.FunctionDef, nodes.Lambda))
+               for stmt in code for node in nodes.walk(stmt))
+
+
+def _stops_early(code, iteration):
+    """Whether an iteration may end with another flag than 'next' (see `reverse.forward`)."""
+    from ..reverse.forward import _stops_early as stops
+    return stops(code, iteration)
 
 
 def _describe(fn):
