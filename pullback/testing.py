@@ -50,7 +50,9 @@ def _check(f, args, order, tolerances, seed, modes, level, scalar):
     eps, rtol, atol = tolerances
     rng = np.random.default_rng(seed)
     out, back = api.vjp(f, *args)
-    scalar = np.ndim(out) == 0 if scalar is None else scalar
+    if scalar is None:
+        scalar = isinstance(out, (float, np.floating)) or isinstance(out, np.ndarray) and (
+            out.ndim == 0)
     u = _random_like(out, rng)
     direction = _random_like(args, rng)
     numeric = _numeric(f, args, u, direction, eps)

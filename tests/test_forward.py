@@ -224,3 +224,77 @@ def test_the_tangent_code_reads_like_the_function():
 def test_the_tangent_code_leaves_out_constants():
     text = pullback.source(sine_product, 1.0, 2.0, mode="forward", argnums=1)
     assert "x_dot" not in text and "out_dot = sin_x * y_dot" in text
+
+
+def test_the_command_line_prints_the_tangent_code():
+    from pullback.cli import command
+
+    text = command.derivative_text("examples/quickstart.py:loss", wrt="w", mode="forward")
+    assert text.startswith("def loss_jvp(tangents, w, x, y):")
+    assert "pred_dot = x_matmul_w_dot * (1.0 - pred * pred)" in text
+
+
+# -- hand-written derivatives in the other mode -------------------------------------
+
+
+@pullback.custom_jvp
+def soft_clip(x):
+    return np.tanh(x) * 2.0
+
+
+def soft_clip_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    out = np.tanh(x) * 2.0
+    return out, t * (2.0 - out * out / 2.0)
+
+
+soft_clip.defjvp(soft_clip_jvp)
+
+
+def uses_soft_clip(x):
+    return np.sum(soft_clip(x * x) * x)
+
+
+@pullback.custom_vjp
+def cube_root(x):
+    return np.cbrt(x)
+
+
+def cube_root_fwd(x):
+    out = np.cbrt(x)
+    return out, out
+
+
+def cube_root_bwd(out, g):
+    return (g / (3.0 * out * out),)
+
+
+cube_root.defvjp(cube_root_fwd, cube_root_bwd)
+
+
+def uses_cube_root(x):
+    return np.sum(cube_root(x) ** 2 * x)
+
+
+@pytest.mark.parametrize("fn", [uses_soft_clip, uses_cube_root])
+def test_a_hand_written_derivative_serves_both_modes(fn):
+    """A `custom_jvp` rule is transposed for reverse mode; a `custom_vjp` backward
+    function for forward mode; both by pullback's own other mode."""
+    check_grads(fn, (np.array([0.5, 1.2]),), order=2, modes=("reverse", "forward"))
+
+
+def test_a_custom_jvp_rule_is_what_runs():
+    calls = []
+
+    @pullback.custom_jvp
+    def doubled(x):
+        return 2.0 * x
+
+    def doubled_jvp(primals, tangents):
+        calls.append(1)
+        return 2.0 * primals[0], 3.0 * tangents[0]  # deliberately not the derivative
+
+    doubled.defjvp(doubled_jvp)
+    assert pullback.jvp(doubled, (1.0,), (1.0,))[1] == 3.0
+    assert pullback.grad(doubled)(1.0) == 3.0
+    assert calls

@@ -63,7 +63,7 @@ class _Renderer:
         self.lines = []
         self.source_map = []
         self.closures = {}
-        self.basename = os.path.basename(origin.filename)
+        self.last_comment = None
 
     def add(self, text, indent, lineno):
         self.lines.append(_INDENT * indent + text)
@@ -78,12 +78,21 @@ class _Renderer:
             lineno = getattr(stmt, "lineno", None)
             if lineno is not None and lineno != current and not isinstance(stmt,
                                                                           ast.FunctionDef):
-                text = self.origin.line_text(lineno)
-                self.add(f"# from {self.basename}:{lineno}: {text}".rstrip(": "), indent, lineno)
+                comment = self.comment(lineno)
+                if comment != self.last_comment:
+                    self.add(comment, indent, lineno)
+                self.last_comment = comment
             current = lineno
             self.statement(stmt, indent)
             if self.checker is not None and isinstance(stmt, ast.Assign):
                 self.check(_assigned_names(stmt.targets[0]), indent, lineno)
+
+    def comment(self, lineno):
+        """`# from file.py:12: the line's text`, naming the user's line also for code
+        generated from generated code (a second derivative: `debugging.locate`)."""
+        origin, line = debugging.locate(self.origin.filename, lineno) or (self.origin, lineno)
+        text = origin.line_text(line)
+        return f"# from {os.path.basename(origin.filename)}:{line}: {text}".rstrip(": ")
 
     def check(self, names, indent, lineno):
         """Call the NaN checker on the values just assigned to `names` (the line
@@ -103,7 +112,9 @@ class _Renderer:
                 self.add(line, indent, lineno)
         elif isinstance(stmt, ast.FunctionDef):
             self.add(f"def {stmt.name}({ast.unparse(stmt.args)}):", indent, lineno)
+            self.last_comment = None  # a function's code says where it starts from
             self.block(stmt.body, indent + 1)
+            self.last_comment = None
         elif isinstance(stmt, ast.If):
             self.add(f"if {ast.unparse(stmt.test)}:", indent, lineno)
             self.block(stmt.body, indent + 1, lineno)

@@ -6,7 +6,7 @@ Matrix functions work on stacks of matrices (the last two axes), as NumPy's do.
 import numpy as np
 
 from pullback.compiler.analysis.kinds import ARRAY, CONST_SCALAR, sequence
-from pullback.rules.registry import adjoint, d, t, nondifferentiable
+from pullback.rules.registry import adjoint, d, nondifferentiable, t
 from pullback.runtime import linalg
 from pullback.runtime.cotangents import (
     ZERO,

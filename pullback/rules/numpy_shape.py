@@ -31,7 +31,6 @@ from pullback.runtime.structures import (
     untake,
     untile,
 )
-
 from pullback.runtime.tangents import dense
 
 from .numpy_versions import numpy_functions

@@ -95,7 +95,6 @@ from pullback.runtime.structures import (
     unstar,
 )
 
-
 # -- forward mode's helpers (`runtime.tangents`) ---------------------------------
 
 

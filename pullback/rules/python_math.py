@@ -2,7 +2,7 @@
 
 import math
 
-from pullback.rules.registry import adjoint, d, t
+from pullback.rules.registry import adjoint, d
 
 
 @adjoint(math.sin, result="scalar")

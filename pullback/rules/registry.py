@@ -60,8 +60,8 @@ class _Tangents:
 
 t = _Tangents()
 
-FACTS = ("linear", "multilinear", "absorbing", "view", "copy", "items", "shift", "summed", "identity",
-         "updates", "implementation", "refused")
+FACTS = ("linear", "multilinear", "absorbing", "view", "copy", "items", "shift", "summed",
+         "identity", "updates", "implementation", "refused")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")

@@ -21,7 +21,7 @@ import numpy as np
 from scipy import special, stats
 
 from pullback.compiler.analysis.kinds import ANY
-from pullback.rules.registry import adjoint, d, implemented_by, t
+from pullback.rules.registry import adjoint, d, implemented_by
 from pullback.runtime.records import refield, unfield
 
 _LOG_SQRT_2PI = 0.5 * np.log(2.0 * np.pi)

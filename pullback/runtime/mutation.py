@@ -50,6 +50,12 @@ def refuse_if_shared(updated, reader, error):
         raise error
 
 
+def refuse_repetition(count, error):
+    """Raise `error` if `count` repeats a sequence (`xs * count`): an int or a bool."""
+    if isinstance(count, (int, np.integer)):
+        raise error
+
+
 def appended(items, value):
     """A copy of list `items` with `value` appended."""
     return _list(items, "append") + [value]

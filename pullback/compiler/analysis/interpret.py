@@ -96,9 +96,12 @@ class Summary:
       exits: for a loop's body, the variables whose memory each item of the state
         it returns may share, and those it may hold: a pair of sets per item.
       globals_used: the global (or builtin) objects it looked up, by name.
-      guards: `(statement, updated, reader, error)` where an update in place may be
-        seen by `reader` only if an array's item is a view (`updates.Updates.check`):
-        the forward raises `error` before the statement if the two share memory.
+      guards: `(statement, check, names, error)`: before the statement, generated code
+        calls `check(*names, error)`, which raises `error` when what the kinds could not
+        tell holds when it runs: an update in place seen by a variable sharing an
+        array's item, if that item is a view (`mutation.refuse_if_shared`,
+        `updates.Updates.check`), or a sequence repeated by an int
+        (`mutation.refuse_repetition`).
     """
 
     result_kind: object
@@ -321,8 +324,9 @@ class Interpreter:
             if operator_ is operator.add and any(kinds.is_sequence(self.kind_of(a))
                                                   for a in operands):
                 operator_ = operator.concat
-            if operator_ is operator.mul and _repeats(self.kind_of, operands):
-                raise self.error(_REPEAT_REFUSED, "sequence repetition")
+            count = _repeats(self.kind_of, operands)
+            if operator_ is operator.mul and count is not None:
+                self.refuse_repetition(count)
             return self.primitive(target, operator_, operands, [])
         if isinstance(value, nodes.UnaryOp):
             return self.primitive(target, operators.UNARY[type(value.op)], [value.operand], [])
@@ -747,6 +751,17 @@ class Interpreter:
         return _result_kind(rule, [self.kind_of(a) for a in args],
                             {name: self.kind_of(value) for name, value in keywords})
 
+    def refuse_repetition(self, count):
+        """Refuse `xs * n` repeating a differentiable sequence: now for a literal `n`, else
+        where it runs, if `n` is an int then (a float raises Python's own error; a
+        branch not taken never runs)."""
+        error = self.error(_REPEAT_REFUSED, "sequence repetition")
+        if not isinstance(count, nodes.Name):
+            raise error
+        statements, position = self.place
+        self.updates.guards.append((statements[position], mutation.refuse_repetition,
+                                    [count.id], error))
+
     def check_shared(self, name, value):
         """`name = value` for a variable declared `global` or `nonlocal`: state outside the
         function, which may only hold constants (a counter, a cache of settings)."""
@@ -851,15 +866,16 @@ def _index_value(index):
 
 
 def _repeats(kind_of, operands):
-    """Whether `a * b` repeats a differentiable list or tuple: one is, and the other is a
-    constant that may be an int (not an array; not a float literal, which Python refuses)."""
+    """The count of `a * b` when it may repeat a differentiable list or tuple: one is, and
+    the other is a constant that may be an int (not an array; not a float literal, which
+    Python refuses); else None."""
     for items, count in (operands, operands[::-1]):
         times = kind_of(count)
         float_literal = isinstance(count, nodes.Constant) and isinstance(count.value, float)
         if (kinds.is_sequence(kind_of(items)) and kind_of(items).active and not times.active
                 and times.shape != "array" and not float_literal):
-            return True
-    return False
+            return count
+    return None
 
 
 def _sliced(container, index):

@@ -42,7 +42,7 @@ class Updates:
         self.loop_results = {}
         self.statement_updates = []  # updates in place the statement being read makes
         self.loop_reads = {}  # loop body -> the variables it reads
-        self.guards = []  # (statement, updated, reader, error): an update running tells
+        self.guards = []  # (statement, check, names, error), see `interpret.Summary`:
 
     def read(self, node, lineno, stmt):
         """The next statement, `stmt` at user line `lineno`, reads the names in `node`."""
@@ -254,7 +254,7 @@ class Updates:
                 f"{update.remedy}", self.facts.origin.filename, update.lineno, "update in place")
             if not self.aliases.only_maybe(update, name):
                 raise error
-            self.guards.append((stmt, update.name, name, error))
+            self.guards.append((stmt, mutation.refuse_if_shared, [update.name, name], error))
         if not getattr(self.facts.tree, "loop", False):
             return
         for param in self.aliases.updated(self.facts.params[1:]):

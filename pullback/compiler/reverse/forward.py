@@ -25,9 +25,10 @@ in reverse order and writes the pullback.
 import dataclasses
 
 from ...errors import TransformError
-from ...runtime import custom, dispatch, handlers, loops, mutation
+from ...runtime import custom, dispatch, loops
 from .. import ir
 from ..analysis import interpret, kinds
+from ..forward_code import ForwardCode, stops_early
 from ..syntax import nodes
 from . import backward, instantiate
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
@@ -80,7 +81,7 @@ def reverse(tree, origin, param_kinds, namer, bindings, calls, name):
     return _Reverse(tree, origin, param_kinds, namer, bindings, calls).run(name)
 
 
-class _Reverse:
+class _Reverse(ForwardCode):
     """φ of one function: its statements, as the interpreter (`facts`) reads them, each
     emitted with the forward code of its `Step` and recorded as an op for ρ."""
 
@@ -130,21 +131,8 @@ class _Reverse:
         *body, ret = self.tree.body
         forward, ops = self.forward_block(body)
         summary = self.facts.finish(ret)
-        self.guard(forward, summary.guards, ret)
+        self.guard(forward, summary.guards, ret, self.first_emitted)
         return forward, ops, ret, summary
-
-    def guard(self, forward, guards, ret):
-        """Before each statement of `guards` (`interpret.Summary`), the check that the
-        variable it reads shares no memory with the one updated in place before it."""
-        for stmt, updated, reader, error in guards:
-            check = nodes.expr(nodes.call(
-                nodes.name(self.bindings.object("refuse_if_shared", mutation.refuse_if_shared)),
-                [nodes.name(updated), nodes.name(reader),
-                 nodes.name(self.bindings.object("shared_memory", error))]), error.lineno)
-            if stmt is ret:
-                forward.append(check)
-            elif not _insert_before(forward, self.first_emitted.get(id(stmt)), check):
-                raise error
 
     def signature(self):
         """The forward's parameters, the user's, and the statements giving a parameter's
@@ -195,31 +183,6 @@ class _Reverse:
         op = Branch(stmt.test, body_ops, else_ops, stmt.lineno) if body_ops or else_ops else None
         return [forward], op
 
-    def attempt(self, stmt, handler, block):
-        """The forward of a try statement's `if` (`frontend.try_blocks`): the block's
-        forward inside `try:`, the handler's inside `except`, after it sets the test
-        (and exits the contexts the block left entered)."""
-        types, error = stmt.attempt
-        caught = self.namer.fresh("caught")
-        failed = nodes.call(nodes.name(self.bindings.object("try_failed", handlers.try_failed)),
-                            [nodes.name(caught), nodes.name(error.id)])
-        flagged = nodes.unpack([stmt.test.id, error.id], failed, stmt.lineno)
-        return nodes.try_(block, types, caught, [flagged] + handler, stmt.lineno)
-
-    def attempts(self, statements):
-        """ANF `statements` run as they are (a loop without differentiable values), each
-        try statement's `if` in them written as the `try` it stands for."""
-        out = []
-        for stmt in statements:
-            if isinstance(stmt, nodes.FunctionDef):
-                stmt.body = self.attempts(stmt.body)
-            elif isinstance(stmt, nodes.If):
-                body, orelse = self.attempts(stmt.body), self.attempts(stmt.orelse)
-                stmt = (self.attempt(stmt, body, orelse) if getattr(stmt, "attempt", None)
-                        else nodes.replaced(stmt, body=body, orelse=orelse))
-            out.append(stmt)
-        return out
-
     def forward_statement(self, stmt):
         """The forward code and the op of a statement other than an `if`: by the
         `Step` the interpreter made of it, from the table `EMIT`."""
@@ -228,13 +191,6 @@ class _Reverse:
         emitted, op = ([stmt], None) if step is None else EMIT[step.how](self, stmt, step)
         self.facts.after(stmt)
         return emitted, op
-
-    def bind_helper(self, stmt):
-        """A call of one of pullback's helpers (ANF's `append`, ...) names its cell."""
-        value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.Expr)) else None
-        helper = getattr(value, "helper", None)
-        if helper is not None and helper is not loops.iterate:
-            value.func = nodes.name(self.bindings.helper(value.func.id, helper))
 
     def check_groups_complete(self, statements, ops):
         """Refuse a read of a closure of a recursive group before the group's last
@@ -396,7 +352,7 @@ class _Reverse:
             params=params, iteration=ret.value.id, carried=carried,
             cache=self.namer.fresh(self.tree.name + "_cache"),
             env=[(v, step.kinds[v]) for v in self.freevars],
-            stops=_stops_early(forward, ret.value.id), lineno=lineno)
+            stops=stops_early(forward, ret.value.id), lineno=lineno)
 
     def materialize_items(self, items):
         """`list(items)` for an iterator (zip, enumerate, ...) with differentiable items,
@@ -409,38 +365,13 @@ class _Reverse:
 
     def primal_loop(self, stmt, step):
         """A loop without differentiable values runs as it is, with `loops.iterate`."""
-        for node in [stmt.value] + list(nodes.walk(step.callee)):
-            helper = getattr(node, "helper", None)
-            if helper is not None:
-                node.func = nodes.name(self.bindings.helper(node.func.id, helper))
-        callee = self.attempts([step.callee])[0]
-        return [callee, nodes.assign(step.target, stmt.value, self.lineno)], None
+        return self.primal_loop_code(stmt, step), None
 
     def loop_body(self, stmt, step):
         """A loop's body is transformed where the loop calls it."""
         return [], None
 
     # -- helpers ----------------------------------------------------------------
-
-    def index_value(self, index):
-        """Subscript syntax as a value (`nodes.index_value`), reading `slice` from a cell."""
-        def slice_call(parts):
-            return nodes.call(nodes.name(self.bindings.object("slice", slice)), parts)
-
-        return nodes.index_value(index, slice_call)
-
-    def located(self, step, *args):
-        """Run `step(*args)`, giving a TransformError it raises this statement's line."""
-        try:
-            return step(*args)
-        except TransformError as error:
-            if error.lineno is not None:
-                raise
-            raise self.error(error.message, error.construct) from None
-
-    def error(self, message, construct):
-        return self.facts.error(message, construct)
-
 
 EMIT = {
     "copy": _Reverse.copy, "primitive": _Reverse.primitive, "build": _Reverse.build,
@@ -482,16 +413,6 @@ def _makes_functions(forward):
                for stmt in forward for node in nodes.walk(stmt))
 
 
-def _stops_early(forward, iteration):
-    """Whether an iteration of a loop body's forward may set `iteration` to another flag
-    than 'next' (a `break`, a `return`, the end of a `while`)."""
-    return any(isinstance(node, nodes.Assign) and nodes.is_name(node.targets[0], iteration)
-               and not (isinstance(node.value, nodes.Tuple) and node.value.elts
-                        and isinstance(node.value.elts[0], nodes.Constant)
-                        and node.value.elts[0].value == loops.NEXT)
-               for stmt in forward for node in nodes.walk(stmt))
-
-
 def _defined(stmt):
     """The closure `stmt` defines (`def g` or `g = lambda ...`), else None."""
     if isinstance(stmt, nodes.FunctionDef):
@@ -499,19 +420,3 @@ def _defined(stmt):
     if isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.Lambda):
         return stmt.targets[0].id
     return None
-
-
-def _insert_before(block, target, stmt):
-    """Insert `stmt` before node `target` in `block` or a block inside it; whether
-    `target` was found."""
-    for i, node in enumerate(block):
-        if node is target:
-            block.insert(i, stmt)
-            return True
-        inner = [getattr(node, field, None) or [] for field in ("body", "orelse", "finalbody")]
-        inner += [handler.body for handler in getattr(node, "handlers", [])]
-        if not isinstance(node, nodes.FunctionDef) and any(
-                _insert_before(part, target, stmt) for part in inner):
-            return True
-    return False
-

@@ -32,12 +32,11 @@ Like φ (`reverse.forward`), τ walks the statements with the abstract interpret
 The result is Python that pullback transforms again, in either mode.
 """
 
-from ...errors import TransformError
 from ...rules import registry
-from ...runtime import (calls, custom, dispatch, handlers, loops, mutation, structures,
-                        tangents)
+from ...runtime import calls, custom, dispatch, loops, structures, tangents
 from ...runtime.cotangents import ZERO
 from ..analysis import interpret, kinds
+from ..forward_code import ForwardCode, stops_early
 from ..reverse import Result
 from ..syntax import nodes
 from . import rules
@@ -62,7 +61,7 @@ def tangent(tree, origin, param_kinds, namer, bindings, calls_, name):
     return _Tangent(tree, origin, param_kinds, namer, bindings, calls_).run(name)
 
 
-class _Tangent:
+class _Tangent(ForwardCode):
     """τ of one function (or loop body): its statements as the interpreter (`facts`) reads
     them, each with its tangent statement."""
 
@@ -103,7 +102,7 @@ class _Tangent:
         *body, ret = self.tree.body
         code = self.block(body)
         summary = self.facts.finish(ret)
-        self.guard(code, summary.guards, ret)
+        self.guard(code, summary.guards, ret, self.first_emitted)
         return code, ret, summary
 
     def signature(self, param):
@@ -196,28 +195,6 @@ class _Tangent:
                                   for v in getattr(node, "captured", ())}
         return self.closures_read
 
-    def attempt(self, stmt, handler, block):
-        """A try statement's `if` (`frontend.try_blocks`) written as the `try` it stands for."""
-        types, error = stmt.attempt
-        caught = self.namer.fresh("caught")
-        failed = nodes.call(nodes.name(self.bindings.object("try_failed", handlers.try_failed)),
-                            [nodes.name(caught), nodes.name(error.id)])
-        flagged = nodes.unpack([stmt.test.id, error.id], failed, stmt.lineno)
-        return nodes.try_(block, types, caught, [flagged] + handler, stmt.lineno)
-
-    def attempts(self, statements):
-        """Statements run as they are, each try statement's `if` written as a `try`."""
-        out = []
-        for stmt in statements:
-            if isinstance(stmt, nodes.FunctionDef):
-                stmt.body = self.attempts(stmt.body)
-            elif isinstance(stmt, nodes.If):
-                body, orelse = self.attempts(stmt.body), self.attempts(stmt.orelse)
-                stmt = (self.attempt(stmt, body, orelse) if getattr(stmt, "attempt", None)
-                        else nodes.replaced(stmt, body=body, orelse=orelse))
-            out.append(stmt)
-        return out
-
     def statement(self, stmt):
         self.bind_helper(stmt)
         step = self.facts.statement(stmt)
@@ -226,25 +203,6 @@ class _Tangent:
             emitted += self.group(stmt)
         self.facts.after(stmt)
         return emitted
-
-    def bind_helper(self, stmt):
-        value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.Expr)) else None
-        helper = getattr(value, "helper", None)
-        if helper is not None and helper is not loops.iterate:
-            value.func = nodes.name(self.bindings.helper(value.func.id, helper))
-
-    def guard(self, code, guards, ret):
-        """The run-time checks of updates in place seen through an array's item (see
-        `reverse.forward._Reverse.guard`)."""
-        for stmt, updated, reader, error in guards:
-            check = nodes.expr(nodes.call(
-                nodes.name(self.bindings.object("refuse_if_shared", mutation.refuse_if_shared)),
-                [nodes.name(updated), nodes.name(reader),
-                 nodes.name(self.bindings.object("shared_memory", error))]), error.lineno)
-            if stmt is ret:
-                code.append(check)
-            elif not _insert_before(code, self.first_emitted.get(id(stmt)), check):
-                raise error
 
     # -- one emitter per kind of step --------------------------------------------
 
@@ -451,7 +409,7 @@ class _Tangent:
             if self.active(param):
                 before.append(nodes.assign(self.tangent_name(param),
                                            outer.tangent_or_zero(init), outer.lineno))
-        flag = self.namer.fresh("flag") if _stops_early(code, iteration) else None
+        flag = self.namer.fresh("flag") if stops_early(code, iteration) else None
         update = self.state_update(code, iteration, params, flag)
         loop = self.for_loop(items, item, code + update, outer)
         if flag:
@@ -520,12 +478,7 @@ class _Tangent:
 
     def primal_loop(self, stmt, step):
         """A loop without differentiable values runs as it is."""
-        for node in [stmt.value] + list(nodes.walk(step.callee)):
-            helper = getattr(node, "helper", None)
-            if helper is not None:
-                node.func = nodes.name(self.bindings.helper(node.func.id, helper))
-        callee = self.attempts([step.callee])[0]
-        return [callee, nodes.assign(step.target, stmt.value, self.lineno)]
+        return self.primal_loop_code(stmt, step)
 
     def loop_body(self, stmt, step):
         """A loop's body is differentiated where the loop calls it."""
@@ -584,24 +537,6 @@ class _Tangent:
 
     # -- helpers ----------------------------------------------------------------
 
-    def index_value(self, index):
-        def slice_call(parts):
-            return nodes.call(nodes.name(self.bindings.object("slice", slice)), parts)
-
-        return nodes.index_value(index, slice_call)
-
-    def located(self, step, *args):
-        try:
-            return step(*args)
-        except TransformError as error:
-            if error.lineno is not None:
-                raise
-            raise self.error(error.message, error.construct) from None
-
-    def error(self, message, construct):
-        return self.facts.error(message, construct)
-
-
 EMIT = {
     "copy": _Tangent.copy, "primitive": _Tangent.primitive, "build": _Tangent.build,
     "unpack": _Tangent.unpack, "closure": _Tangent.closure, "static": _Tangent.static_call,
@@ -617,16 +552,5 @@ def _makes_functions(code):
                for stmt in code for node in nodes.walk(stmt))
 
 
-def _stops_early(code, iteration):
-    """Whether an iteration may end with another flag than 'next' (see `reverse.forward`)."""
-    from ..reverse.forward import _stops_early as stops
-    return stops(code, iteration)
-
-
 def _describe(fn):
     return registry.describe(fn)
-
-
-def _insert_before(block, target, stmt):
-    from ..reverse.forward import _insert_before as insert
-    return insert(block, target, stmt)

@@ -1,0 +1,116 @@
+"""What both modes' walks share: the function's own statements as they run.
+
+The reverse rules' forward pass (φ, `reverse.forward`) and forward mode's tangent pass
+(τ, `tangent.statements`) both write each statement of the ANF function as Python
+runs it, with their derivative code beside it. `ForwardCode` is that common part, for
+a class holding the function's `namer`, `bindings` and interpreter (`facts`): calls of
+pullback's helpers named, try statements written as `try`, the run-time checks the
+interpreter asked for (`guards`), loops without derivatives.
+"""
+
+from ..errors import TransformError
+from ..runtime import handlers, loops
+from .syntax import nodes
+
+
+class ForwardCode:
+    """The statements of a function as they run (see the module docstring)."""
+
+    def bind_helper(self, stmt):
+        """A call of one of pullback's helpers (ANF's `append`, ...) names its cell."""
+        value = stmt.value if isinstance(stmt, (nodes.Assign, nodes.Expr)) else None
+        helper = getattr(value, "helper", None)
+        if helper is not None and helper is not loops.iterate:
+            value.func = nodes.name(self.bindings.helper(value.func.id, helper))
+
+    def guard(self, code, guards, ret, first_emitted):
+        """Before each statement of `guards` (`interpret.Summary`), the run-time check the
+        interpreter asked for, in `code`, the function's code (`first_emitted`: the first
+        node written for each statement)."""
+        for stmt, helper, names, error in guards:
+            check = nodes.expr(nodes.call(
+                nodes.name(self.bindings.object(helper.__name__, helper)),
+                [*map(nodes.name, names), nodes.name(self.bindings.object("refusal", error))]),
+                error.lineno)
+            if stmt is ret:
+                code.append(check)
+            elif not insert_before(code, first_emitted.get(id(stmt)), check):
+                raise error
+
+    def attempt(self, stmt, handler, block):
+        """A try statement's `if` (`frontend.try_blocks`): the block inside `try:`, the
+        handler inside `except`, after it sets the test (and exits the contexts the
+        block left entered)."""
+        types, error = stmt.attempt
+        caught = self.namer.fresh("caught")
+        failed = nodes.call(nodes.name(self.bindings.object("try_failed", handlers.try_failed)),
+                            [nodes.name(caught), nodes.name(error.id)])
+        flagged = nodes.unpack([stmt.test.id, error.id], failed, stmt.lineno)
+        return nodes.try_(block, types, caught, [flagged] + handler, stmt.lineno)
+
+    def attempts(self, statements):
+        """ANF `statements` run as they are (a loop without differentiable values), each
+        try statement's `if` in them written as the `try` it stands for."""
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, nodes.FunctionDef):
+                stmt.body = self.attempts(stmt.body)
+            elif isinstance(stmt, nodes.If):
+                body, orelse = self.attempts(stmt.body), self.attempts(stmt.orelse)
+                stmt = (self.attempt(stmt, body, orelse) if getattr(stmt, "attempt", None)
+                        else nodes.replaced(stmt, body=body, orelse=orelse))
+            out.append(stmt)
+        return out
+
+    def primal_loop_code(self, stmt, step):
+        """A loop without differentiable values, run as it is, with `loops.iterate`."""
+        for node in [stmt.value] + list(nodes.walk(step.callee)):
+            helper = getattr(node, "helper", None)
+            if helper is not None:
+                node.func = nodes.name(self.bindings.helper(node.func.id, helper))
+        callee = self.attempts([step.callee])[0]
+        return [callee, nodes.assign(step.target, stmt.value, self.facts.lineno)]
+
+    def index_value(self, index):
+        """Subscript syntax as a value (`nodes.index_value`), reading `slice` from a cell."""
+        def slice_call(parts):
+            return nodes.call(nodes.name(self.bindings.object("slice", slice)), parts)
+
+        return nodes.index_value(index, slice_call)
+
+    def located(self, step, *args):
+        """Run `step(*args)`, giving a TransformError it raises this statement's line."""
+        try:
+            return step(*args)
+        except TransformError as error:
+            if error.lineno is not None:
+                raise
+            raise self.error(error.message, error.construct) from None
+
+    def error(self, message, construct):
+        return self.facts.error(message, construct)
+
+
+def stops_early(code, iteration):
+    """Whether an iteration of a loop body's code may set `iteration` to another flag
+    than 'next' (a `break`, a `return`, the end of a `while`)."""
+    return any(isinstance(node, nodes.Assign) and nodes.is_name(node.targets[0], iteration)
+               and not (isinstance(node.value, nodes.Tuple) and node.value.elts
+                        and isinstance(node.value.elts[0], nodes.Constant)
+                        and node.value.elts[0].value == loops.NEXT)
+               for stmt in code for node in nodes.walk(stmt))
+
+
+def insert_before(block, target, stmt):
+    """Insert `stmt` before node `target` in `block` or a block inside it; whether
+    `target` was found."""
+    for i, node in enumerate(block):
+        if node is target:
+            block.insert(i, stmt)
+            return True
+        inner = [getattr(node, field, None) or [] for field in ("body", "orelse", "finalbody")]
+        inner += [handler.body for handler in getattr(node, "handlers", [])]
+        if not isinstance(node, nodes.FunctionDef) and any(
+                insert_before(part, target, stmt) for part in inner):
+            return True
+    return False
