@@ -35,6 +35,7 @@ import run  # noqa: E402
 from workloads import NAMES  # noqa: E402
 
 import pullback  # noqa: E402
+from pullback.testing import of_arguments  # noqa: E402
 
 BEGIN = "<!-- begin: written by benchmarks/jvp.py; edits between these markers are lost -->"
 END = "<!-- end: written by benchmarks/jvp.py -->"
@@ -60,18 +61,6 @@ def direction(args, wrt, rng):
                  for i, a in enumerate(args))
 
 
-def fixed(objective, args, wrt):
-    """`objective` as a function of the arguments at `wrt` alone."""
-
-    def of_wrt(*values):
-        full = list(args)
-        for i, value in zip(wrt, values):
-            full[i] = value
-        return objective(*full)
-
-    return of_wrt
-
-
 def pullback_jvp(module, args, tangents):
     return lambda: pullback.jvp(module.objective, args, tangents)[1]
 
@@ -79,7 +68,7 @@ def pullback_jvp(module, args, tangents):
 def pullback_hvp(module, args, tangents, forward):
     """The HVP in the direction of `tangents`, as a tuple by WRT argument."""
     wrt = module.WRT
-    f = fixed(module.objective, args, wrt)
+    f = of_arguments(module.objective, args, wrt)
     grad = pullback.grad(f, argnums=tuple(range(len(wrt))))
     point = tuple(args[i] for i in wrt)
     dots = tuple(tangents[i] for i in wrt)
@@ -94,7 +83,7 @@ def jax_case(module_name, args, tangents, wrt, jit, hvp=False):
     jax, jnp = peers.import_jax()
     module = peers.load_workload(module_name, jnp, peers.math_shim(jnp))
     jargs = peers.jax_arguments(args)
-    f = fixed(module.objective, jargs, wrt)
+    f = of_arguments(module.objective, jargs, wrt)
     if hvp:
         f = jax.grad(f, argnums=tuple(range(len(wrt))))
     point = tuple(jargs[i] for i in wrt)
@@ -226,16 +215,6 @@ def report(by_size, command, elapsed):
     return "\n".join(lines) + "\n"
 
 
-def write_report(section, path):
-    text = path.read_text()
-    if BEGIN in text and END in text:
-        before, rest = text.split(BEGIN, 1)
-        text = before + section.rstrip("\n") + rest.split(END, 1)[1]
-    else:
-        text = text.rstrip("\n") + "\n\n## Forward mode\n\n" + section
-    path.write_text(text)
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes only")
@@ -265,7 +244,7 @@ def main(argv=None):
     if options.output == "-":
         print(section)
     else:
-        write_report(section, pathlib.Path(options.output))
+        run.write_report(section, pathlib.Path(options.output), (BEGIN, END), "Forward mode")
 
 
 if __name__ == "__main__":

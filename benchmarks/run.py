@@ -373,14 +373,16 @@ def report(cases_by_size, startup, kept, command, elapsed):
     return "\n".join(lines) + "\n"
 
 
-def write_report(section, path):
-    """Replace the generated section of `path` (appended if the markers are absent)."""
+def write_report(section, path, markers=(BEGIN, END), heading="pullback and its peers"):
+    """Replace the generated section of `path` between `markers` (appended under
+    `heading` if they are absent)."""
+    begin, end = markers
     text = path.read_text() if path.exists() else "# Benchmarks\n"
-    if BEGIN in text and END in text:
-        before, rest = text.split(BEGIN, 1)
-        text = before + section.rstrip("\n") + rest.split(END, 1)[1]
+    if begin in text and end in text:
+        before, rest = text.split(begin, 1)
+        text = before + section.rstrip("\n") + rest.split(end, 1)[1]
     else:
-        text = text.rstrip("\n") + "\n\n## pullback and its peers\n\n" + section
+        text = text.rstrip("\n") + f"\n\n## {heading}\n\n" + section
     path.write_text(text)
 
 

@@ -40,7 +40,7 @@ def check_grads(f, args, order=1, eps=1e-6, rtol=1e-5, atol=1e-6, seed=0, argnum
     args = args if isinstance(args, tuple) else (args,)
     if argnums is not None:
         argnums = api.argnums_tuple(argnums)
-        f, args = _of_arguments(f, args, argnums), tuple(args[i] for i in argnums)
+        f, args = of_arguments(f, args, argnums), tuple(args[i] for i in argnums)
     _check(f, args, order, (eps, rtol, atol), seed, modes, 1, None)
 
 
@@ -68,8 +68,9 @@ def _check(f, args, order, tolerances, seed, modes, level, scalar):
                scalar)
 
 
-def _of_arguments(f, args, argnums):
-    """`f` as a function of its arguments at `argnums` alone, the others being `args`'."""
+def of_arguments(f, args, argnums):
+    """`f` as a function of its arguments at positions `argnums` alone, the others being
+    those of `args`."""
 
     def of_arguments(*values):
         full = list(args)

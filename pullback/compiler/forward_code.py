@@ -9,12 +9,36 @@ interpreter asked for (`guards`), loops without derivatives.
 """
 
 from ..errors import TransformError
-from ..runtime import handlers, loops
+from ..runtime import custom, handlers, loops
+from .analysis import interpret
 from .syntax import nodes
 
 
 class ForwardCode:
-    """The statements of a function as they run (see the module docstring)."""
+    """The statements of a function as they run (see the module docstring): a walk of
+    ANF function `tree` with the interpreter (`facts`), for the kinds `param_kinds` of
+    its parameters and free variables (`freevars`: a loop body's captured ones)."""
+
+    def __init__(self, tree, origin, param_kinds, namer, bindings, calls, freevars=None):
+        self.tree = tree
+        self.origin = origin
+        self.namer = namer
+        self.bindings = bindings
+        self.calls = calls
+        self.facts = interpret.Interpreter(tree, origin, param_kinds, calls, freevars,
+                                           self.index_value)
+        self.params, self.freevars = self.facts.params, self.facts.freevars
+        self.kind_of = self.facts.kind_of
+        self.first_emitted = {}  # id of a statement -> the first node of its code
+
+    @property
+    def lineno(self):
+        """The user's line being read; errors name it."""
+        return self.facts.lineno
+
+    @lineno.setter
+    def lineno(self, lineno):
+        self.facts.lineno = lineno
 
     def bind_helper(self, stmt):
         """A call of one of pullback's helpers (ANF's `append`, ...) names its cell."""
@@ -71,6 +95,21 @@ class ForwardCode:
         callee = self.attempts([step.callee])[0]
         return [callee, nodes.assign(step.target, stmt.value, self.facts.lineno)]
 
+    def custom_driver(self, fn, for_jvp, for_vjp):
+        """`(driver, functions)`: the names of the run-time function a call of `fn`, which
+        has a hand-written derivative, goes through (`for_jvp` for a `custom_jvp`
+        function, `for_vjp` for a `custom_vjp` one), and of the hand-written functions
+        it is given first."""
+        rule = custom.jvp_of(fn)
+        functions, driver = ([rule], for_jvp) if rule is not None else (
+            list(custom.vjp_of(fn)), for_vjp)
+        names = [nodes.name(self.bindings.object(f.__name__, f)) for f in functions]
+        return nodes.name(self.bindings.object(driver.__name__, driver)), names
+
+    def step_code(self, stmt, step):
+        """The code of `stmt`, by its `Step`: the emitter `EMITTERS` names."""
+        return getattr(self, EMITTERS[step.how])(stmt, step)
+
     def index_value(self, index):
         """Subscript syntax as a value (`nodes.index_value`), reading `slice` from a cell."""
         def slice_call(parts):
@@ -89,6 +128,15 @@ class ForwardCode:
 
     def error(self, message, construct):
         return self.facts.error(message, construct)
+
+
+EMITTERS = {
+    "copy": "copy", "primitive": "primitive", "build": "build", "unpack": "unpack",
+    "closure": "closure", "static": "static_call", "custom": "custom_call",
+    "dynamic": "dynamic_call", "loop": "loop", "primal_loop": "primal_loop",
+    "loop_body": "loop_body",
+}
+"""The method of a walk writing the code of each kind of `interpret.Step`."""
 
 
 def stops_early(code, iteration):

@@ -405,6 +405,17 @@ def uncumsum(g, x, axis=None):
     return np.reshape(np.flip(np.cumsum(np.flip(g, axis), axis), axis), np.shape(x))
 
 
+def _products_without(x, axis):
+    """For the cumulative product of `x` along `axis`: `x` with that axis last, the
+    products `partial[..., i, j]` of its items up to `j` but item `i` (zero for j < i),
+    and the position of the axis."""
+    position = -1 if axis is None else axis
+    along = np.moveaxis(np.ravel(x) if axis is None else x, position, -1)
+    length = np.shape(along)[-1]
+    without = np.where(np.eye(length, dtype=bool), 1.0, np.expand_dims(along, -2))
+    return along, np.cumprod(without, axis=-1) * np.triu(np.ones((length, length))), position
+
+
 def uncumprod(g, x, axis=None):
     """The cotangent of `x` from the cotangent `g` of `z = np.cumprod(x, axis)`.
 
@@ -417,11 +428,7 @@ def uncumprod(g, x, axis=None):
         return ZERO
     if np.all(x != 0):
         return uncumsum(g * np.cumprod(x, axis), x, axis) / x
-    position = -1 if axis is None else axis
-    along = np.moveaxis(np.ravel(x) if axis is None else x, position, -1)
-    length = np.shape(along)[-1]
-    without = np.where(np.eye(length, dtype=bool), 1.0, np.expand_dims(along, -2))
-    partial = np.cumprod(without, axis=-1) * np.triu(np.ones((length, length)))
+    along, partial, position = _products_without(x, axis)
     weights = np.expand_dims(np.moveaxis(np.reshape(g, np.shape(along)) if axis is None else g,
                                          position, -1), -2)
     summed = np.sum(partial * weights, axis=-1)
@@ -837,11 +844,7 @@ def recumprod(h, x, axis=None):
         return ZERO
     if np.all(x != 0):
         return np.cumprod(x, axis) * np.cumsum(h / x, axis)
-    position = -1 if axis is None else axis
-    along = np.moveaxis(np.ravel(x) if axis is None else x, position, -1)
-    length = np.shape(along)[-1]
-    without = np.where(np.eye(length, dtype=bool), 1.0, np.expand_dims(along, -2))
-    partial = np.cumprod(without, axis=-1) * np.triu(np.ones((length, length)))
+    along, partial, position = _products_without(x, axis)
     steps = np.expand_dims(np.moveaxis(np.reshape(h, np.shape(along)) if axis is None else h,
                                        position, -1), -1)
     return np.moveaxis(np.sum(partial * steps, axis=-2), -1, position)

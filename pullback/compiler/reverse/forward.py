@@ -17,7 +17,7 @@ cotangent per parameter of `f`.
 This module is φ: it walks the statements forwards with the abstract
 interpreter (`analysis.interpret`), which tells for each statement the kinds of
 its values and how it is differentiated (a `Step`). φ emits the primal (and the
-forwards of calls), one emitter per kind of step (`EMIT`), and records one
+forwards of calls), one emitter per kind of step (`forward_code.EMITTERS`), and records one
 operation per statement it differentiates (`ops`). ρ, in `backward`, reads them
 in reverse order and writes the pullback.
 """
@@ -86,30 +86,13 @@ class _Reverse(ForwardCode):
     emitted with the forward code of its `Step` and recorded as an op for ρ."""
 
     def __init__(self, tree, origin, param_kinds, namer, bindings, calls, freevars=None):
-        self.tree = tree
-        self.origin = origin
-        self.namer = namer
-        self.bindings = bindings
-        self.calls = calls
-        self.facts = interpret.Interpreter(tree, origin, param_kinds, calls, freevars,
-                                           self.index_value)
-        self.params, self.freevars = self.facts.params, self.facts.freevars
-        self.kind_of, self.shape_of = self.facts.kind_of, self.facts.shape_of
-        self.first_emitted = {}  # id of a statement -> the first node of its forward
+        super().__init__(tree, origin, param_kinds, namer, bindings, calls, freevars)
+        self.shape_of = self.facts.shape_of
 
     @property
     def kinds(self):
         """The kind of each variable read so far (see `interpret`)."""
         return self.facts.kinds
-
-    @property
-    def lineno(self):
-        """The user's line being read; errors name it."""
-        return self.facts.lineno
-
-    @lineno.setter
-    def lineno(self, lineno):
-        self.facts.lineno = lineno
 
     def run(self, forward_name):
         """The `Result`: the forward function `forward_name`, with its pullback."""
@@ -185,10 +168,10 @@ class _Reverse(ForwardCode):
 
     def forward_statement(self, stmt):
         """The forward code and the op of a statement other than an `if`: by the
-        `Step` the interpreter made of it, from the table `EMIT`."""
+        `Step` the interpreter made of it, by its emitter (`forward_code.EMITTERS`)."""
         self.bind_helper(stmt)
         step = self.facts.statement(stmt)
-        emitted, op = ([stmt], None) if step is None else EMIT[step.how](self, stmt, step)
+        emitted, op = ([stmt], None) if step is None else self.step_code(stmt, step)
         self.facts.after(stmt)
         return emitted, op
 
@@ -261,17 +244,12 @@ class _Reverse(ForwardCode):
 
     def custom_call(self, stmt, step):
         """`y, y_pb = custom_forward(f_fwd, f_bwd, ...)` for a function with a
-        hand-written derivative (see `custom`)."""
+        hand-written derivative (see `custom`); for one with a rule in forward mode,
+        `custom_jvp_forward(rule, ...)`, the rule's transpose."""
         pullback = self.namer.pullback(step.target)
-        if custom.jvp_of(step.fn) is not None:  # the transpose of its rule in forward mode
-            rule = custom.jvp_of(step.fn)
-            names = [nodes.name(self.bindings.object(rule.__name__, rule))]
-            driver = self.bindings.object("custom_jvp_forward", dispatch.custom_jvp_forward)
-        else:
-            fwd, bwd = custom.vjp_of(step.fn)
-            names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
-            driver = self.bindings.object("custom_forward", custom.custom_forward)
-        call = nodes.call(nodes.name(driver), names + stmt.value.args)
+        driver, names = self.custom_driver(step.fn, dispatch.custom_jvp_forward,
+                                           custom.custom_forward)
+        call = nodes.call(driver, names + stmt.value.args)
         return [nodes.unpack([step.target, pullback], call, self.lineno)], Call(
             step.target, pullback, [None] + stmt.value.args, self.lineno)
 
@@ -372,14 +350,6 @@ class _Reverse(ForwardCode):
         return [], None
 
     # -- helpers ----------------------------------------------------------------
-
-EMIT = {
-    "copy": _Reverse.copy, "primitive": _Reverse.primitive, "build": _Reverse.build,
-    "unpack": _Reverse.unpack, "closure": _Reverse.closure, "static": _Reverse.static_call,
-    "custom": _Reverse.custom_call, "dynamic": _Reverse.dynamic_call, "loop": _Reverse.loop,
-    "primal_loop": _Reverse.primal_loop, "loop_body": _Reverse.loop_body,
-}
-
 
 def _group_closures(ops):
     """Mark closures that read a closure defined after them (a forward reference, as in

@@ -17,7 +17,7 @@ order, first; its result paired with the result's tangent.
 
 Like φ (`reverse.forward`), τ walks the statements with the abstract interpreter
 (`analysis.interpret`), which decides how each statement is differentiated (a
-`Step`); one emitter per kind of step (`EMIT`) writes its tangent:
+`Step`); one emitter per kind of step (`forward_code.EMITTERS`) writes its tangent:
 
 - a primitive: its tangent rule inlined (`rules`);
 - a copy, a container built or unpacked: the same on the tangents;
@@ -33,7 +33,7 @@ The result is Python that pullback transforms again, in either mode.
 """
 
 from ...rules import registry
-from ...runtime import calls, custom, dispatch, loops, structures, tangents
+from ...runtime import calls, dispatch, loops, structures, tangents
 from ...runtime.cotangents import ZERO
 from ..analysis import interpret, kinds
 from ..forward_code import ForwardCode, stops_early
@@ -67,24 +67,11 @@ class _Tangent(ForwardCode):
 
     def __init__(self, tree, origin, param_kinds, namer, bindings, calls_, freevars=None,
                  names=None):
-        self.tree = tree
-        self.origin = origin
-        self.namer = namer
-        self.bindings = bindings
-        self.calls = calls_
-        self.facts = interpret.Interpreter(tree, origin, param_kinds, calls_, freevars,
-                                           self.index_value)
-        self.params, self.freevars = self.facts.params, self.facts.freevars
-        self.kind_of = self.facts.kind_of
+        super().__init__(tree, origin, param_kinds, namer, bindings, calls_, freevars)
         self.names = {} if names is None else names  # variable -> its tangent's name
         self.structured = set()  # tangents known to be displays (unpacked as they are)
         self.pending = {}  # a group's functions defined so far -> what `group` reads
         self.closures_read = None  # the variables closures read, once asked
-        self.first_emitted = {}
-
-    @property
-    def lineno(self):
-        return self.facts.lineno
 
     def run(self, name):
         """The `Result`: the generated function `name`."""
@@ -198,7 +185,7 @@ class _Tangent(ForwardCode):
     def statement(self, stmt):
         self.bind_helper(stmt)
         step = self.facts.statement(stmt)
-        emitted = [stmt] if step is None else EMIT[step.how](self, stmt, step)
+        emitted = [stmt] if step is None else self.step_code(stmt, step)
         if step is None and self.pending:  # a function found constant, which a group reads
             emitted += self.group(stmt)
         self.facts.after(stmt)
@@ -320,16 +307,10 @@ class _Tangent(ForwardCode):
         """A function with a hand-written derivative: its rule in forward mode
         (`custom_jvp`), or the transpose of its backward function (`custom_vjp`,
         `dispatch.custom_tangent`)."""
-        if custom.jvp_of(step.fn) is not None:
-            rule = custom.jvp_of(step.fn)
-            names = [nodes.name(self.bindings.object(rule.__name__, rule))]
-            driver = self.bindings.object("custom_jvp_tangent", dispatch.custom_jvp_tangent)
-        else:
-            fwd, bwd = custom.vjp_of(step.fn)
-            names = [nodes.name(self.bindings.object(f.__name__, f)) for f in (fwd, bwd)]
-            driver = self.bindings.object("custom_tangent", dispatch.custom_tangent)
+        driver, names = self.custom_driver(step.fn, dispatch.custom_jvp_tangent,
+                                           dispatch.custom_tangent)
         dots = nodes.tuple_([self.tangent_or_zero(a) for a in stmt.value.args])
-        call = nodes.call(nodes.name(driver), names + [dots] + stmt.value.args)
+        call = nodes.call(driver, names + [dots] + stmt.value.args)
         return [self.call_result(stmt, step, call)]
 
     def dynamic_call(self, stmt, step):
@@ -536,14 +517,6 @@ class _Tangent(ForwardCode):
         return nodes.name(self.bindings.object("ZERO", ZERO))
 
     # -- helpers ----------------------------------------------------------------
-
-EMIT = {
-    "copy": _Tangent.copy, "primitive": _Tangent.primitive, "build": _Tangent.build,
-    "unpack": _Tangent.unpack, "closure": _Tangent.closure, "static": _Tangent.static_call,
-    "custom": _Tangent.custom_call, "dynamic": _Tangent.dynamic_call, "loop": _Tangent.loop,
-    "primal_loop": _Tangent.primal_loop, "loop_body": _Tangent.loop_body,
-}
-
 
 def _makes_functions(code):
     """Whether a loop body's code defines a function (a `def`, a `lambda`, a loop's body):
