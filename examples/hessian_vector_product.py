@@ -4,6 +4,7 @@ For f(x, y) = 2x² + 3xy + 4y², (H f [3, 4]) × [7, 8] = [52, 85]. The
 product is the gradient of `lambda p: grad(f)(p) · v`, a function whose
 gradient calls `grad` and whose inner function reads `v` as a free variable:
 reverse mode over reverse mode, at a constant factor of the cost of f.
+`pullback.hvp` computes the same by forward mode over reverse mode, faster.
 
     python examples/hessian_vector_product.py
 """
