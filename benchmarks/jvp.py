@@ -39,6 +39,7 @@ from pullback.testing import of_arguments  # noqa: E402
 
 BEGIN = "<!-- begin: written by benchmarks/jvp.py; edits between these markers are lost -->"
 END = "<!-- end: written by benchmarks/jvp.py -->"
+CHILD_SECONDS = 600
 LABELS = ("pullback jvp", "JAX jvp eager", "JAX jvp jit", "PyTorch jvp",
           "pullback hvp, reverse over reverse", "pullback hvp, forward over reverse",
           "JAX hvp jit")
@@ -168,8 +169,14 @@ def build(label, name, module, args, tangents):
 
 
 def in_child(name, size, label):
+    """What `measure` prints for one library on one case, run in a new process stopped
+    after `CHILD_SECONDS` (XLA compiles an unrolled loop's HVP for tens of minutes)."""
     command = [sys.executable, __file__, "--measure", name, size, label]
-    result = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False)
+    try:
+        result = subprocess.run(command, stdout=subprocess.PIPE, text=True, check=False,
+                                timeout=CHILD_SECONDS)
+    except subprocess.TimeoutExpired:
+        return {"note": f"stopped after {CHILD_SECONDS / 60:.0f} minutes (compiling)"}
     try:
         return json.loads(result.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):

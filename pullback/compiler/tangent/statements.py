@@ -113,12 +113,8 @@ class _Tangent(ForwardCode):
             code.append(nodes.unpack([self.tangent_name(v) if self.active(v) else None
                                       for v in self.freevars], nodes.name(env),
                                      self.tree.lineno))
-        for p, version in entry.items():
+        for p, version in entry.items():  # the tangent has the version's name already
             code.append(nodes.assign(version, nodes.name(p), self.tree.lineno))
-            if self.active(version):
-                code.append(nodes.assign(self.tangent_name(version),
-                                         nodes.name(self.tangent_name(p, version)),
-                                         self.tree.lineno))
         return args, code
 
     def environment(self):
