@@ -9,7 +9,7 @@ differentiable parameter in terms of `d[result]` (Tangent's convention)::
         d[x] = d[z] * np.cos(x)
 
 The reverse pass inlines the body where the primitive is called
-(`compiler.reverse.instantiate`): parameters
+(`compiler.templates`): parameters
 become the call's arguments, `z` the result, `d[z]` its cotangent, and
 `d[x] = e` an accumulation into the cotangent of the argument bound to `x`.
 Names the body assigns are renamed apart; other names (np, unbroadcast) are
@@ -115,7 +115,7 @@ class Spec:
         its argument at `position` when its argument at `tested` passes `test`
         (one of `IDENTITY_TESTS`): has the shape of the result of the primitive
         whose template it is in, is a scalar, or is the constant True. Applied
-        as the template is inlined (`compiler.reverse.instantiate`).
+        as the template is inlined (`compiler.templates`).
       updates: it writes into one of its arguments (`np.copyto`, `list.sort`): a
         call of it whose value is dropped is refused, since pullback would not
         follow the update (`compiler.analysis.interpret.Interpreter.dropped_call`).

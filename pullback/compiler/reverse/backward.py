@@ -12,9 +12,9 @@ whose kind is not active. The body is in the IR of `compiler/ir.py`.
 
 from ...runtime import calls, cotangents, structures
 from .. import ir
+from .. import templates as instantiate
 from ..analysis import kinds
 from ..syntax import nodes
-from . import instantiate
 from . import ops as ops_
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
 

@@ -27,10 +27,11 @@ import dataclasses
 from ...errors import TransformError
 from ...runtime import custom, dispatch, loops
 from .. import ir
+from .. import templates as instantiate
 from ..analysis import interpret, kinds
 from ..forward_code import ForwardCode, stops_early
 from ..syntax import nodes
-from . import backward, instantiate
+from . import backward
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
 
 

@@ -26,7 +26,7 @@ import functools
 
 from ...rules import registry
 from ...runtime import cotangents
-from ..reverse import instantiate
+from .. import templates as instantiate
 from ..syntax import nodes
 
 

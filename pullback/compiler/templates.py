@@ -12,10 +12,10 @@ import functools
 import inspect
 import textwrap
 
-from ...errors import TransformError
-from ...rules import registry
-from ...runtime import cotangents
-from ..syntax import nodes, operators
+from ..errors import TransformError
+from ..rules import registry
+from ..runtime import cotangents
+from .syntax import nodes, operators
 
 
 @functools.cache
