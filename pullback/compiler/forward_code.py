@@ -8,10 +8,40 @@ pullback's helpers named, try statements written as `try`, the run-time checks t
 interpreter asked for (`guards`), loops without derivatives.
 """
 
+import dataclasses
+
 from ..errors import TransformError
 from ..runtime import custom, handlers, loops
 from .analysis import interpret
 from .syntax import nodes
+
+
+@dataclasses.dataclass
+class Result:
+    """What a stage produces (`reverse.reverse`, `tangent.tangent`).
+
+    Attributes:
+      tree: the generated function (a gast FunctionDef): the forward function with
+        its pullback, or the derivative in forward mode.
+      result_kind: the kind of the function's return value.
+      globals_used: the global (or builtin) objects the transformation looked
+        up, by name: calls of them were compiled for exactly these objects.
+      kinds: the kind of every variable of the function.
+      shapes: a token for every variable, equal for variables known to have one
+        shape ("scalar" for scalars), or None.
+      updated: the parameters and free variables it updates in place (as Python runs it).
+      exits: for a loop's body, the variables (its parameters, free variables and
+        its own values) whose memory each item of the state it returns may share,
+        and those it may hold: a pair of sets per item.
+    """
+
+    tree: object
+    result_kind: object
+    globals_used: dict
+    kinds: dict
+    shapes: dict
+    updated: list = dataclasses.field(default_factory=list)
+    exits: list = dataclasses.field(default_factory=list)
 
 
 class ForwardCode:

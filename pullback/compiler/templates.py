@@ -1,9 +1,11 @@
-"""A rule's template inlined at one call site: the reverse pass's use of `rules.registry`.
+"""A rule's template read and inlined at one call site: the stages' use of `rules.registry`.
 
 The template's parameters become the call's argument atoms, its result the
 call's result, `d[result]` the name of its cotangent, and each `d[x] = e` a
-contribution to the cotangent of the argument bound to `x`. Names the body
-assigns are renamed apart; other names are looked up in the template's module.
+contribution to the cotangent of the argument bound to `x` (`instantiate`, for the
+reverse rules). Names the body assigns are renamed apart; other names are looked up
+in the template's module. Forward mode reads the same templates' tangent rules
+(`tangent.rules`): `parsed`, `bind`, `rule_statements` and `Substituter` serve both.
 """
 
 import builtins

@@ -11,8 +11,7 @@ whose kind is not active. The body is in the IR of `compiler/ir.py`.
 """
 
 from ...runtime import calls, cotangents, structures
-from .. import ir
-from .. import templates as instantiate
+from .. import ir, templates
 from ..analysis import kinds
 from ..syntax import nodes
 from . import ops as ops_
@@ -85,7 +84,7 @@ class Backward:
         if not self.terms.get(op.target):
             return []
         instance = self.forward.located(
-            instantiate.instantiate, op.rule, op.args, op.keywords, op.target,
+            templates.instantiate, op.rule, op.args, op.keywords, op.target,
             self.cotangent(op.target), self.namer, self.bindings.object, self.forward.shape_of,
         )
         out = []

@@ -22,44 +22,14 @@ operation per statement it differentiates (`ops`). ρ, in `backward`, reads them
 in reverse order and writes the pullback.
 """
 
-import dataclasses
-
 from ...errors import TransformError
 from ...runtime import custom, dispatch, loops
-from .. import ir
-from .. import templates as instantiate
+from .. import ir, templates
 from ..analysis import interpret, kinds
-from ..forward_code import ForwardCode, stops_early
+from ..forward_code import ForwardCode, Result, stops_early
 from ..syntax import nodes
 from . import backward
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
-
-
-@dataclasses.dataclass
-class Result:
-    """What `reverse` produces.
-
-    Attributes:
-      tree: the forward function (a gast FunctionDef).
-      result_kind: the kind of the function's return value.
-      globals_used: the global (or builtin) objects the transformation looked
-        up, by name: calls of them were compiled for exactly these objects.
-      kinds: the kind of every variable of the function.
-      shapes: a token for every variable, equal for variables known to have one
-        shape ("scalar" for scalars), or None.
-      updated: the parameters and free variables it updates in place (as Python runs it).
-      exits: for a loop's body, the variables (its parameters, free variables and
-        its own values) whose memory each item of the state it returns may share,
-        and those it may hold: a pair of sets per item.
-    """
-
-    tree: object
-    result_kind: object
-    globals_used: dict
-    kinds: dict
-    shapes: dict
-    updated: list = dataclasses.field(default_factory=list)
-    exits: list = dataclasses.field(default_factory=list)
 
 
 def reverse(tree, origin, param_kinds, namer, bindings, calls, name):
@@ -219,7 +189,7 @@ class _Reverse(ForwardCode):
         return [stmt], Copy(step.target, step.source, self.lineno)
 
     def primitive(self, stmt, step):
-        self.located(instantiate.bind, step.rule, step.args, step.keywords)
+        self.located(templates.bind, step.rule, step.args, step.keywords)
         return [stmt], Primitive(step.target, step.rule, step.args, step.keywords,
                                  self.lineno)
 

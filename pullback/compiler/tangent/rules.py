@@ -26,7 +26,7 @@ import functools
 
 from ...rules import registry
 from ...runtime import cotangents
-from .. import templates as instantiate
+from .. import templates
 from ..syntax import nodes
 
 
@@ -56,9 +56,9 @@ def rule_of(spec):
 
 @functools.cache
 def _derived(template, linear, multilinear):
-    tree, result = instantiate.parsed(template)
+    tree, result = templates.parsed(template)
     params = tuple(_differentiable(tree))
-    written = instantiate.rule_statements(tree, "t")
+    written = templates.rule_statements(tree, "t")
     if linear or multilinear:
         return TangentRule("applied", params, multilinear=multilinear)
     if written:
@@ -79,7 +79,7 @@ def _differentiable(tree):
 def _elementwise(tree, result, params):
     """The statements `t[z] = sum of terms` of a reverse rule that only multiplies
     `d[z]` elementwise, or None."""
-    statements = instantiate.rule_statements(tree, "d")
+    statements = templates.rule_statements(tree, "d")
     temporaries = [s for s in statements if isinstance(s.targets[0], nodes.Name)]
     if any(_reads_cotangent(s.value) for s in temporaries):
         return None
@@ -178,7 +178,7 @@ def instantiate_rule(rule, spec, call, args, keywords, tangent_of, context):
     Returns:
       An `Instance`.
     """
-    arguments = instantiate.bind(spec, args, keywords)
+    arguments = templates.bind(spec, args, keywords)
     if rule.how == "applied":
         return Instance([], _applied(rule, spec, call, args, keywords, tangent_of, context))
     return _from_template(rule, spec, arguments, tangent_of, context)
@@ -275,7 +275,7 @@ def _sum(terms):
 def _from_template(rule, spec, arguments, tangent_of, context):
     """A written or elementwise rule: the template's statements with the call's atoms,
     tangents and names, zeros folded away."""
-    tree, result_param = instantiate.parsed(spec.template)
+    tree, result_param = templates.parsed(spec.template)
     names = {result_param: nodes.name(context.result), **arguments}
     for stmt in rule.statements:
         target = stmt.targets[0]
@@ -323,7 +323,7 @@ def _broadcast(value, context):
     return nodes.call(nodes.name(helper), [value, nodes.name(context.result)])
 
 
-class _Substituter(instantiate.Substituter):
+class _Substituter(templates.Substituter):
     """Copy a template's tangent expressions: `t[x]` is the tangent of `x`'s argument,
     and a zero tangent is folded away where it is read linearly."""
 

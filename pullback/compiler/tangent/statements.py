@@ -36,8 +36,7 @@ from ...rules import registry
 from ...runtime import calls, dispatch, loops, structures, tangents
 from ...runtime.cotangents import ZERO
 from ..analysis import interpret, kinds
-from ..forward_code import ForwardCode, stops_early
-from ..reverse import Result
+from ..forward_code import ForwardCode, Result, stops_early
 from ..syntax import nodes
 from . import rules
 
@@ -56,7 +55,7 @@ def tangent(tree, origin, param_kinds, namer, bindings, calls_, name):
       name: the name of the generated function.
 
     Returns:
-      A `reverse.Result` (its `tree` is the generated function).
+      A `forward_code.Result` (its `tree` is the generated function).
     """
     return _Tangent(tree, origin, param_kinds, namer, bindings, calls_).run(name)
 
