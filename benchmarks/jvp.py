@@ -39,7 +39,7 @@ from pullback.testing import of_arguments  # noqa: E402
 
 BEGIN = "<!-- begin: written by benchmarks/jvp.py; edits between these markers are lost -->"
 END = "<!-- end: written by benchmarks/jvp.py -->"
-CHILD_SECONDS = 600
+CHILD_SECONDS = 240
 LABELS = ("pullback jvp", "JAX jvp eager", "JAX jvp jit", "PyTorch jvp",
           "pullback hvp, reverse over reverse", "pullback hvp, forward over reverse",
           "JAX hvp jit")
