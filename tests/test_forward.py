@@ -206,6 +206,41 @@ def test_check_grads_in_forward_mode_alone(order):
     check_grads(energy, (np.array([0.4, -0.7]),), order=order, modes=("forward",))
 
 
+# A tangent that is ZERO at run time only (`smaller`'s, when the constant is the
+# smaller) must not shrink a sum of tangents to its other term's shape.
+
+
+def smaller(s):
+    return sorted([0.5, abs(s)])[0]
+
+
+def broadcast_difference(x, s):
+    c = smaller(s)
+    return np.sum(x - np.full(3, c))
+
+
+def broadcast_sum_indexed(x, s):
+    c = smaller(s)
+    return (np.full(3, c) + x)[0] * 3.0
+
+
+def broadcast_np_add_cumsum(x, s):
+    c = smaller(s)
+    return np.sum(np.cumsum(np.add(x, np.full(3, c))))
+
+
+def broadcast_mean_axis(x, s):
+    c = smaller(s)
+    return np.sum(np.mean(x + np.full((2, 3), c), axis=0))
+
+
+@pytest.mark.parametrize("fn", [broadcast_difference, broadcast_sum_indexed,
+                                broadcast_np_add_cumsum, broadcast_mean_axis])
+@pytest.mark.parametrize("s", [0.8, 0.3])  # the constant is the smaller; s is
+def test_a_tangent_zero_at_run_time_keeps_the_sum_broadcast(fn, s):
+    check_grads(fn, (0.7, s), order=2)
+
+
 # -- the tangent code ----------------------------------------------------------------
 
 

@@ -1056,6 +1056,37 @@ def test_an_item_of_a_matrix_is_a_view_the_update_changes():
     assert error.value.lineno == item_kept_then_array_updated.__code__.co_firstlineno + 2
 
 
+# -- the run-time check of an update that may share memory goes before the update, not
+# before the later read, where the updated variable may be unbound (fuzzer, seed 41) --
+
+
+def update_of_a_call_result_in_a_branch(x, c):
+    k = np.exp(np.arange(3) * 0.5)[-3]
+    if c > 0.0:
+        s = pullback.grad(lambda t: k)(k)
+        s -= 1.0
+    return k * x
+
+
+def update_of_a_call_result_after_a_raise(x, c):
+    k = np.exp(np.arange(3) * 0.5)[-3]
+    try:
+        if c < 0.0:
+            raise KeyError
+        s = pullback.grad(lambda t: k)(k)
+        s -= 1.0
+    except KeyError:
+        pass
+    return k * x
+
+
+@pytest.mark.parametrize("fn", [update_of_a_call_result_in_a_branch,
+                                update_of_a_call_result_after_a_raise])
+@pytest.mark.parametrize("c", [1.0, -1.0])
+def test_a_guarded_update_on_a_path_the_read_may_not_take(fn, c):
+    check_grads(fn, (0.3, c), order=2)
+
+
 # -- a closure after an early return two `if`s deep (the rest of the function is read on
 # each path that reaches it, so a variable the closure reads is assigned once on each) --
 

@@ -27,7 +27,8 @@ class Update:
     """An update in place of `name` (its version before), of the user's variable
     `var`, at user line `lineno`.
 
-    `what` describes it (`x[...] = ...`), `remedy` says how to avoid it.
+    `what` describes it (`x[...] = ...`), `remedy` says how to avoid it. `stmt` is the
+    ANF statement making it, where a run-time check of it goes, when it is one.
     """
 
     name: str
@@ -39,6 +40,7 @@ class Update:
     affected: list = dataclasses.field(default_factory=list)
     path: tuple = ()
     changed: set = dataclasses.field(default_factory=set)
+    stmt: object = None
 
 
 def is_view(fn):

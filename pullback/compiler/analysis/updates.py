@@ -77,6 +77,7 @@ class Updates:
         memory.read(loaded + [v for n in loaded for v in self.loop_reads.get(n, [])],
                     self.facts.lineno, stmt)
         for update in self.statement_updates:
+            update.stmt = stmt
             memory.update(update, None)
         self.statement_updates.clear()
         if isinstance(stmt, nodes.FunctionDef):
@@ -242,7 +243,7 @@ class Updates:
         in a loop body, one of a value the loop also keeps elsewhere in the state it
         passes to the next iteration. Where the variable shares memory with the one
         updated only if an item of an array is a view, not a number (which the rank of
-        the array decides), the forward checks the arrays before the read (`guards`)."""
+        the array decides), the forward checks the arrays before the update (`guards`)."""
         for update, name, lineno, stmt in self.aliases.conflicts():
             if name in self.loop_reads:  # a loop's body: the variables it reads are named
                 continue
@@ -254,7 +255,9 @@ class Updates:
                 f"{update.remedy}", self.facts.origin.filename, update.lineno, "update in place")
             if not self.aliases.only_maybe(update, name):
                 raise error
-            self.guards.append((stmt, mutation.refuse_if_shared, [update.name, name], error))
+            # before the update, where both are bound whichever path reaches the read
+            self.guards.append((update.stmt or stmt, mutation.refuse_if_shared,
+                                [update.name, name], error))
         if not getattr(self.facts.tree, "loop", False):
             return
         for param in self.aliases.updated(self.facts.params[1:]):
@@ -306,14 +309,16 @@ def _update(stmt, before):
         symbol = _symbol(value.op)
         item = f"{var}[...]" if hasattr(stmt, "written_back") else var
         return aliases.Update(before, var, stmt.lineno, f"{item} {symbol}= ...",
-                              f"Write {item} = {item} {symbol} ... to make a new value.")
+                              f"Write {item} = {item} {symbol} ... to make a new value.",
+                              stmt=stmt)
     method = _UPDATE_METHODS[value.helper]
     if hasattr(stmt, "written_back"):  # an item of an item: `x[i][j] = v`
         return aliases.Update(before, var, stmt.lineno, f"{var}[...][...] = ...",
-                              f"Copy the item before updating it: {var}[i] = {var}[i].copy().")
+                              f"Copy the item before updating it: {var}[i] = {var}[i].copy().",
+                              stmt=stmt)
     what = f"{var}[...] = ..." if method is None else f"{var}.{method}(...)"
     return aliases.Update(before, var, stmt.lineno, what,
-                          f"Update a copy instead: {var} = {var}.copy().")
+                          f"Update a copy instead: {var} = {var}.copy().", stmt=stmt)
 
 
 def _symbol(op):

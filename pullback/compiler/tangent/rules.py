@@ -314,13 +314,26 @@ def _tangent_atom(atom, tangent_of):
 
 def _broadcast(value, context):
     """`value`, the sum of an elementwise rule's terms, broadcast to the result's shape
-    unless a name it reads has that shape already."""
+    unless each term reads a name of that shape.
+
+    Each term, not the sum: a tangent may be `ZERO` at run time, and `x_dot + ZERO`
+    has the shape of `x_dot` alone."""
     shape = context.shape_of(nodes.name(context.result))
-    if shape is not None and any(context.shape_of(nodes.name(name)) == shape
-                                 for name in nodes.reads(value)):
+    if shape is not None and all(
+            any(context.shape_of(nodes.name(name)) == shape for name in nodes.reads(term))
+            for term in _terms(value)):
         return value
     helper = context.helper("rebroadcast", cotangents.rebroadcast)
     return nodes.call(nodes.name(helper), [value, nodes.name(context.result)])
+
+
+def _terms(value):
+    """The terms of sum `value`, signs dropped."""
+    if isinstance(value, nodes.BinOp) and isinstance(value.op, (nodes.Add, nodes.Sub)):
+        return _terms(value.left) + _terms(value.right)
+    if isinstance(value, nodes.UnaryOp) and isinstance(value.op, (nodes.USub, nodes.UAdd)):
+        return _terms(value.operand)
+    return [value]
 
 
 class _Substituter(templates.Substituter):
