@@ -3,8 +3,10 @@
 import io
 import os
 import re
+import shutil
 import subprocess
 import sys
+import sysconfig
 
 import pytest
 
@@ -171,9 +173,18 @@ def test_highlight_colours_tokens_and_keeps_the_text():
     assert highlight.highlight("def f(:\n") == "def f(:\n"
 
 
+def installed_command():
+    """The `pullback` script installed for the running interpreter, found where it
+    installs scripts rather than on PATH: an environment need not be activated."""
+    folders = os.pathsep.join([sysconfig.get_path("scripts"), os.path.dirname(sys.executable)])
+    found = shutil.which("pullback", path=folders)
+    assert found is not None, f"no pullback script in {folders}: pip install -e ."
+    return found
+
+
 def test_the_installed_command():
-    result = subprocess.run(["pullback", "--show", QUICKSTART, "--order", "0"], cwd=ROOT,
-                            capture_output=True, text=True, timeout=60, check=False)
+    result = subprocess.run([installed_command(), "--show", QUICKSTART, "--order", "0"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 2 and result.stderr.count("\n") == 1
     result = subprocess.run([sys.executable, "-m", "pullback", "--show", QUICKSTART], cwd=ROOT,
                             capture_output=True, text=True, timeout=60, check=False)

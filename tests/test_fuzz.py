@@ -1,6 +1,6 @@
 """Random programs: pullback's derivatives must match finite differences (tests/fuzzing).
 
-`test_random_programs` checks a fixed seed and budget of generated programs up to order 2
+`test_random_programs` checks fixed seeds and budgets of generated programs up to order 2
 (order 3 when `f` takes one float) and fails on a wrong derivative or a crash, printing the
 program hypothesis shrank it to. `test_found_bugs` checks the smallest programs of the bugs
 the fuzzer has found (each was wrong or crashed). `test_checker` checks the checker on
@@ -13,19 +13,25 @@ import pytest
 
 from fuzzing import checking, drivers, programs, reducing
 
-EXAMPLES = 300  # about 45 s on one core, each checked in both modes
+EXAMPLES = 75  # in each of the PARTS, each program checked in both modes
+PARTS = 4  # tests with seeds of their own, which pytest's workers run side by side
 SHRINK_SECONDS = 20.0
 
 _gate = drivers.FailureGate(max_order=3, seconds=SHRINK_SECONDS)
 
 
-@hypothesis.settings(
-    derandomize=True, database=None, deadline=None, max_examples=EXAMPLES,
-    suppress_health_check=list(hypothesis.HealthCheck), report_multiple_bugs=False,
-    phases=[hypothesis.Phase.generate, hypothesis.Phase.shrink])
-@hypothesis.given(programs.programs())
-def test_random_programs(program):
-    _gate(program)
+@pytest.mark.parametrize("part", range(PARTS))
+def test_random_programs(part):
+    @hypothesis.seed(part)
+    @hypothesis.settings(
+        database=None, deadline=None, max_examples=EXAMPLES,
+        suppress_health_check=list(hypothesis.HealthCheck), report_multiple_bugs=False,
+        phases=[hypothesis.Phase.generate, hypothesis.Phase.shrink])
+    @hypothesis.given(programs.programs())
+    def check(program):
+        _gate(program)
+
+    check()
 
 
 def program(body, arguments, types, header=""):

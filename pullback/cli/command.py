@@ -16,6 +16,7 @@ import sys
 from .. import api
 from ..errors import TransformError
 from ..runtime import calls
+from ..version import __version__
 from . import highlight
 
 _ERRORS = (LookupError, ImportError, OSError, SyntaxError, ValueError, TransformError)
@@ -99,6 +100,8 @@ def _order(text):
 
 
 _OPTIONS = {  # each flag: its argparse settings, and its help
+    "--version": ({"action": "version", "version": f"pullback {__version__}"},
+                  "print pullback's version and exit"),
     "--show": ({"required": True, "metavar": "TARGET"},
                "the function, as path/to/file.py:name or package.module:name "
                "(e.g. --show examples/quickstart.py:loss)"),
