@@ -54,9 +54,9 @@ def wheel(session):
     os.makedirs(outside, exist_ok=True)
     shutil.copy(os.path.join(root, "examples", "quickstart.py"), outside)
     session.chdir(outside)
-    session.run("python", "-c", "import os, pullback; "
+    session.run("python", "-c", "import pullback; "
                 "assert 'site-packages' in pullback.__file__, pullback.__file__; "
-                "print('pullback', pullback.__version__, 'from', os.path.dirname(pullback.__file__))")
+                "print('pullback', pullback.__version__, 'from', pullback.__file__)")
     session.run("pullback", "--version")
     session.run("pullback", "--show", "quickstart.py:loss", "--wrt", "w", "--color", "never")
     session.run("pullback", "--show", "quickstart.py:loss", "--mode", "forward", "--color", "never")
