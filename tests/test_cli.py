@@ -189,3 +189,9 @@ def test_the_installed_command():
     result = subprocess.run([sys.executable, "-m", "pullback", "--show", QUICKSTART], cwd=ROOT,
                             capture_output=True, text=True, timeout=60, check=False)
     assert result.returncode == 0 and "def loss_pullback(dout):" in result.stdout
+
+
+def test_the_version(capsys):
+    status, out, _ = run(capsys, "--version")
+    assert status == 0 and out == f"pullback {pullback.__version__}\n"
+    assert re.fullmatch(r"\d+\.\d+\.\d+", pullback.__version__)

@@ -17,6 +17,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "pullback"
 ALLOWED = {
     "pullback.errors": set(),
     "pullback.config": set(),
+    "pullback.version": set(),
     "pullback.rules.registry": {"pullback.errors"},
     "pullback.compiler.syntax": {"pullback.errors"},
     "pullback.runtime": {"pullback.errors", "pullback.config", "pullback.rules.registry"},
@@ -27,7 +28,8 @@ ALLOWED = {
     "pullback.api": {"pullback.errors", "pullback.config", "pullback.runtime",
                      "pullback.compiler", "pullback.rules"},
     "pullback.testing": {"pullback.api", "pullback.runtime"},
-    "pullback.cli": {"pullback.errors", "pullback.api", "pullback.compiler", "pullback.runtime"},
+    "pullback.cli": {"pullback.errors", "pullback.api", "pullback.compiler", "pullback.runtime",
+                     "pullback.version"},
     "pullback": {"pullback"},
 }
 # The one way from the runtime into the compiler: a callee known only at run time.
