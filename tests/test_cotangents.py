@@ -8,6 +8,10 @@ from pullback.runtime.cotangents import (
     ZERO,
     add_all,
     broadcast_view,
+    dot_left,
+    dot_left_all,
+    dot_right,
+    dot_right_all,
     matmul_left,
     matmul_left_all,
     matmul_right,
@@ -226,12 +230,20 @@ SIDES = {
                             lambda gs, w, xs: matmul_right_all(gs, xs, w)),
     "weight on the left": (lambda w, x: w @ x, lambda g, w, x: matmul_left(g, w, x),
                            lambda gs, w, xs: matmul_left_all(gs, w, xs)),
+    "np.dot, weight on the right": (lambda w, x: np.dot(x, w), lambda g, w, x: dot_right(g, x, w),
+                                    lambda gs, w, xs: dot_right_all(gs, xs, w)),
+    "np.dot, weight on the left": (lambda w, x: np.dot(w, x), lambda g, w, x: dot_left(g, w, x),
+                                   lambda gs, w, xs: dot_left_all(gs, w, xs)),
 }
 
 
 @pytest.mark.parametrize("side, shapes, w_shape",
-                         [("weight on the right", *case) for case in RIGHT_PRODUCTS]
-                         + [("weight on the left", *case) for case in LEFT_PRODUCTS])
+                         [(side, *case) for side in ("weight on the right",
+                                                     "np.dot, weight on the right")
+                          for case in RIGHT_PRODUCTS]
+                         + [(side, *case) for side in ("weight on the left",
+                                                       "np.dot, weight on the left")
+                            for case in LEFT_PRODUCTS])
 def test_a_loops_products_summed_at_once_are_the_sum_of_the_steps(side, shapes, w_shape):
     product, term, summed = SIDES[side]
     w = rng.standard_normal(w_shape)

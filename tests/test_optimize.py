@@ -172,6 +172,14 @@ def sum_of_sines(x):
     return np.sum(np.sin(x))
 
 
+def rnn_by_dot(w, b, xs):
+    """`rnn` with `np.dot`: a vector times a matrix is a matrix product, summed alike."""
+    h = np.zeros(w.shape[1])
+    for t in range(xs.shape[0]):
+        h = np.tanh(np.dot(np.concatenate([xs[t], h]), w) + b)
+    return np.sum(h * h)
+
+
 def rnn(w, b, xs):
     """A vector state through a weight and a bias, reading a row of `xs` per step: the
     loop's sums are made after it (`loop_sums`), the products stacked as vectors."""
@@ -287,6 +295,8 @@ def weight_in_branches_and_closure(w, x, flag):
 LOOPS = [
     ("rnn", rnn, (rng.standard_normal((5, 3)), rng.standard_normal(3),
                   rng.standard_normal((4, 2)))),
+    ("rnn_by_dot", rnn_by_dot, (rng.standard_normal((5, 3)), rng.standard_normal(3),
+                                rng.standard_normal((4, 2)))),
     ("column_rnn", column_rnn, (0.5 * rng.standard_normal((3, 3)), rng.standard_normal((3, 2)),
                                 [rng.standard_normal(2) for _ in range(4)])),
     ("batches", batches, (rng.standard_normal((2, 3)), rng.standard_normal(3),
@@ -535,6 +545,11 @@ def test_a_loops_sums_over_a_weight_a_bias_and_a_table_are_made_after_it():
     assert "db_sum = unbroadcast_all(dmatmul_plus_b_all, b)" in text
     assert "dxs_sum = unindex_all(dxs_t_all, xs, t_all)" in text
     assert "add_into" not in text and "matmul_right(" not in text
+
+
+def test_a_weight_of_np_dot_is_summed_after_the_loop():
+    text = pullback.source(rnn_by_dot, *LOOP_ARGS["rnn_by_dot"])
+    assert "dw_sum = dot_right_all(ddot_concatenate_items_all, concatenate_items_all, w)" in text
 
 
 def test_a_weight_on_the_left_is_summed_after_the_loop():

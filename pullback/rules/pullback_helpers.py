@@ -172,6 +172,8 @@ def rebroadcast_(z, h, g):
 declare(cotangents.select, identity=(1, "true", 0))
 declare(cotangents.matmul_left, summed=(cotangents.matmul_left_all, (0, 2)))
 declare(cotangents.matmul_right, summed=(cotangents.matmul_right_all, (0, 1)))
+declare(cotangents.dot_left, summed=(cotangents.dot_left_all, (0, 2)))
+declare(cotangents.dot_right, summed=(cotangents.dot_right_all, (0, 1)))
 
 
 @adjoint(cotangents.reshape_like, linear=True)

@@ -650,6 +650,8 @@ def dot_left(g, a, b):
     """The cotangent of `a` in `np.dot(a, b)` (any ranks)."""
     if any_zero(g, a, b):
         return ZERO
+    if is_matmul(a, b):
+        return matmul_left(g, a, b)
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * b, a)
     return np.tensordot(g, b, axes=dot_axes_left(np.ndim(a), np.ndim(b)))
@@ -659,10 +661,32 @@ def dot_right(g, a, b):
     """The cotangent of `b` in `np.dot(a, b)` (any ranks)."""
     if any_zero(g, a, b):
         return ZERO
+    if is_matmul(a, b):
+        return matmul_right(g, a, b)
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * a, b)
     contracted = np.tensordot(a, g, axes=dot_axes_right(np.ndim(a)))
     return contracted if np.ndim(b) == 1 else np.moveaxis(contracted, 0, -2)
+
+
+def is_matmul(a, b):
+    """Whether `np.dot(a, b)` is `a @ b`: vectors and matrices, whose cotangents are
+    then matmul's (outer products deferred, a loop's steps summed as one product)."""
+    return 1 <= np.ndim(a) <= 2 and 1 <= np.ndim(b) <= 2
+
+
+def dot_left_all(gs, a, bs):
+    """The sum of `dot_left(g, a, b)` over a loop's steps (`matmul_left_all`)."""
+    if all(is_matmul(a, b) for b in bs):
+        return matmul_left_all(gs, a, bs)
+    return add_all(tuple(dot_left(g, a, b) for g, b in zip(gs, bs)))
+
+
+def dot_right_all(gs, as_, b):
+    """The sum of `dot_right(g, a, b)` over a loop's steps (`matmul_right_all`)."""
+    if all(is_matmul(a, b) for a in as_):
+        return matmul_right_all(gs, as_, b)
+    return add_all(tuple(dot_right(g, a, b) for g, a in zip(gs, as_)))
 
 
 def dot_axes_left(ndim_a, ndim_b):
