@@ -29,7 +29,7 @@ from pullback.runtime import (
 
 nondifferentiable(len, int, bool, round, id, hash, any, all, np.ndim, np.size,
                   np.ndarray.ndim, np.ndarray.size, result=CONST_SCALAR)
-nondifferentiable(range, result=Items(CONST_SCALAR))
+nondifferentiable(range, np.shape, np.ndarray.shape, result=Items(CONST_SCALAR))
 nondifferentiable(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.zeros_like,
                   np.ones_like, np.empty_like, result=CONST_ARRAY)
 nondifferentiable(dict.keys, result=Items(CONST))
@@ -42,7 +42,6 @@ nondifferentiable(
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
     math.copysign,
     # NumPy
-    np.shape, np.ndarray.shape,
     np.ndarray.dtype, np.sign, np.floor, np.ceil,
     np.round, np.rint, np.trunc, np.floor_divide, np.argmax, np.argmin, np.argsort,
     np.isnan, np.isinf, np.isfinite, np.isposinf, np.isneginf, np.iscomplexobj, np.allclose,

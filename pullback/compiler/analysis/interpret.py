@@ -344,7 +344,8 @@ class Interpreter:
         `records`), the object's cotangent mirroring its fields."""
         receiver = self.kind_of(value.value)
         if not receiver.active:
-            self.kinds[target] = kinds.CONST
+            known = receiver.shape == "array" and getattr(np.ndarray, value.attr, None)
+            self.kinds[target] = known and registry.constant_result(known) or kinds.CONST
             return None
         if receiver is kinds.ARRAY:
             if not hasattr(np.ndarray, value.attr):
