@@ -1181,3 +1181,37 @@ def sized_by_shape(x, a):
 def test_an_int_from_a_shape_is_not_updated_in_place():
     check_grads(sized_by_shape, (0.7, np.ones((3, 2))), order=2)
     assert pullback.grad(sized_by_shape)(0.7, np.ones((3, 2))) == pytest.approx(9.0 + 5.0)
+
+
+# -- a closure in the arguments of an update in place, in a branch, captures the list
+# being updated: the update names the version it reads (fuzzer, seed 42: an ANF
+# contract error) --
+
+
+def extended_by_a_closure_in_a_branch(x):
+    values = [x, 1.0]
+    if x > 0:
+        values.extend((lambda t: values)(1.0))
+    return x * sum(values)
+
+
+def item_set_by_a_closure_in_a_branch(x):
+    values = [1.0, x]
+    if x > 0:
+        values[0] = (lambda t: values)(1.0)[1] * 2.0
+    return x * values[0]
+
+
+def popped_by_a_closure_in_a_branch(x):
+    values = [x, 1.0, 2.0]
+    if x > 0:
+        values.pop((lambda t: len(values))(0) - 3)
+    return x * values[0]
+
+
+@pytest.mark.parametrize("fn", [extended_by_a_closure_in_a_branch,
+                                item_set_by_a_closure_in_a_branch,
+                                popped_by_a_closure_in_a_branch])
+@pytest.mark.parametrize("x", [1.5, -0.5])
+def test_a_closure_capturing_the_list_its_update_changes(fn, x):
+    check_grads(fn, (x,), order=2)

@@ -657,8 +657,10 @@ class _Normalizer:
         self.emit_update(container.id, update)
 
     def emit_update(self, var, value):
-        """`var_1 = value`, where `value` is `var` updated (by `with_item`, `appended`, ...)."""
-        before = self.versions[var]
+        """`var_1 = value`, where `value` is `var` updated (by `with_item`, `appended`, ...):
+        its first argument, the version read before the others were (a closure among them
+        may have given `var` its own name since)."""
+        before = value.args[0].id
         self.emit(nodes.assign(self.define(var), value))
         self.out[-1].updates = (var, before)
 
@@ -876,7 +878,7 @@ class _Normalizer:
         receiver = expr.func.value
         args = [self.load(receiver)] + [self.atom(a) for a in expr.args]
         pair = self.named(self.helper_call(mutation.popped, args), "popped", flat=True)
-        self.out[-1].updates = (receiver.id, self.versions[receiver.id])
+        self.out[-1].updates = (receiver.id, args[0].id)
         value = self.namer.fresh("value")
         self.emit(nodes.unpack([self.define(receiver.id), value], pair))
         return nodes.name(value)
