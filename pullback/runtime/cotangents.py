@@ -258,12 +258,15 @@ def _ones(n):
     return _ONES[:n]
 
 
+_NUMBERS = (float, int, complex, np.number)
+
+
 def rebroadcast(h, g):
     """The transpose of `unbroadcast`: `h` broadcast back to the shape of `g`."""
     if h is ZERO or g is ZERO:
         return ZERO
-    if np.shape(h) == np.shape(g):
-        return h
+    if isinstance(g, _NUMBERS) or np.shape(h) == np.shape(g):
+        return h  # a number's tangent terms are numbers
     return broadcast_view(h, np.shape(g))
 
 
