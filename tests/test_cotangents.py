@@ -6,6 +6,7 @@ import pytest
 from pullback.runtime import structures
 from pullback.runtime.cotangents import (
     ZERO,
+    add,
     add_all,
     broadcast_view,
     dot_left,
@@ -125,6 +126,32 @@ def test_unindex_all_is_the_sum_of_the_scatters(x_shape, indices, tiled_from, mo
         gs[0], x, indices[0]))
     assert all(np.array_equal(h, x[index]) for h, index in zip(
         indexed_all(x, tuple(indices)), indices))
+
+
+@pytest.mark.parametrize("x, indices", [
+    ([1.0, 2.0, 3.0, 4.0], (0, 2, 0, -1)),  # a list read at repeated and negative indices
+    ((1.0, np.ones(2), 3.0), (1, 1, 2)),
+    ([1.0, 2.0, 3.0, 4.0], (slice(1, 3), 0, slice(None, None, 2))),
+    ({"a": 1.0, "b": np.ones(2)}, ("b", "a", "b")),
+])
+def test_unindex_all_of_a_container_is_the_sum_of_the_reads(x, indices):
+    gs = tuple(_cotangent_like(x[index]) for index in indices)
+    want = ZERO
+    for g, index in zip(gs, indices):
+        want = add(want, unindex(g, x, index))
+    got = unindex_all(gs, x, indices)
+    assert type(got) is type(want)
+    items = got.values() if isinstance(got, dict) else got
+    wanted = want.values() if isinstance(want, dict) else want
+    assert all(a is b if a is ZERO or b is ZERO else np.allclose(a, b)
+               for a, b in zip(items, wanted))
+    assert unindex_all((ZERO,) * len(indices), x, indices) is ZERO
+
+
+def _cotangent_like(value):
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cotangent_like(v) for v in value)
+    return rng.standard_normal(np.shape(value)) if np.ndim(value) else float(rng.standard_normal())
 
 
 @pytest.mark.parametrize("g_shape, dtype", [((1, 3), np.float64), ((3, 3), np.float32),

@@ -50,6 +50,8 @@ def unindex_all(gs, x, indices):
     """
     if gs is ZERO:
         return ZERO
+    if isinstance(x, (tuple, list, dict)):
+        return _items_sum(gs, x, indices)
     if type(x) is np.ndarray and x.size >= _TILED and type(gs) is tuple and _tile(
             gs, x, indices):
         total = np.empty_like(x)
@@ -67,6 +69,25 @@ def unindex_all(gs, x, indices):
         else:
             scatter_add(total, index, g)
     return total
+
+
+def _items_sum(gs, x, indices):
+    """`unindex_all` for a tuple, list or dict `x`: each cotangent added at its item
+    of one list of cotangents (not a whole list made per read and added)."""
+    items = dict.fromkeys(x, ZERO) if isinstance(x, dict) else [ZERO] * len(x)
+    found = False
+    for g, index in zip(gs, indices):
+        if g is ZERO:
+            continue
+        found = True
+        if isinstance(index, slice):
+            for i, gi in zip(range(*index.indices(len(x))), g):
+                items[i] = add(items[i], gi)
+        else:
+            items[index] = add(items[index], g)
+    if not found:
+        return ZERO
+    return tuple(items) if isinstance(x, tuple) else items
 
 
 def unindex_tiles(gs, x, indices, axis):
