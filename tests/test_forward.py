@@ -256,6 +256,15 @@ def test_the_tangent_code_reads_like_the_function():
     assert "# from test_forward.py:" in text
 
 
+def difference(x, y):
+    return x - 2.0 * y
+
+
+def test_a_difference_of_tangents_reads_as_one():
+    assert "out_dot = x_dot - v_2_0_times_y_dot" in pullback.source(
+        difference, 1.0, 2.0, mode="forward")
+
+
 def test_the_tangent_code_leaves_out_constants():
     text = pullback.source(sine_product, 1.0, 2.0, mode="forward", argnums=1)
     assert "x_dot" not in text and "out_dot = sin_x * y_dot" in text

@@ -374,6 +374,9 @@ class _Substituter(templates.Substituter):
             return copied
         left, right = self.is_zero(copied.left), self.is_zero(copied.right)
         op = copied.op
+        if isinstance(op, nodes.Add) and isinstance(copied.right, nodes.UnaryOp) and isinstance(
+                copied.right.op, nodes.USub) and not (left or right):
+            return nodes.binop(copied.left, nodes.Sub(), copied.right.operand)  # a - b
         if isinstance(op, nodes.Add):
             return copied.right if left else copied.left if right else copied
         if isinstance(op, nodes.Sub):
