@@ -306,3 +306,16 @@ def _cotangent_of(value):
     """A random cotangent for `value`: a float for a scalar, else an array of its shape."""
     return float(rng.standard_normal()) if np.ndim(value) == 0 else rng.standard_normal(
         np.shape(value))
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [((4, 3), (3,)), ((3,), (3, 2)), ((4, 3), (3, 2)),
+                                              ((3,), (3,)), ((2, 4, 3), (3,)), ((4, 3), (2, 3, 5))])
+def test_matmuls_cotangents_are_its_transposes(a_shape, b_shape):
+    """<g, da @ b + a @ db> is <matmul_left(g), da> + <matmul_right(g), db>, whichever
+    fast path the ranks take."""
+    a, b = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    da, db = rng.standard_normal(a_shape), rng.standard_normal(b_shape)
+    g = rng.standard_normal(np.shape(a @ b))
+    left, right = np.asarray(matmul_left(g, a, b)), np.asarray(matmul_right(g, a, b))
+    assert np.isclose(np.sum(g * (da @ b)), np.sum(left * da))
+    assert np.isclose(np.sum(g * (a @ db)), np.sum(right * db))

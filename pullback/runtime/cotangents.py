@@ -586,6 +586,9 @@ def matmul_right(g, a, b):
         if type(g) is np.ndarray:
             return outer_sum(a, g) if a.ndim == 2 else outer_sum(a[None], g[None])
         return np.dot(a.T, g) if a.ndim == 2 else np.outer(a, g)
+    if type(a) is np.ndarray and type(b) is np.ndarray and type(g) is np.ndarray and (
+            a.ndim == 2 and b.ndim == 1):
+        return np.dot(g, a)  # a matrix times a vector: the vector's is g @ a
     g2, a2, b2 = _as_matrices(g, a, b)
     return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), np.shape(b))
 
@@ -675,6 +678,8 @@ def dot_right(g, a, b):
 def is_matmul(a, b):
     """Whether `np.dot(a, b)` is `a @ b`: vectors and matrices, whose cotangents are
     then matmul's (outer products deferred, a loop's steps summed as one product)."""
+    if type(a) is np.ndarray and type(b) is np.ndarray:
+        return 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2
     return 1 <= np.ndim(a) <= 2 and 1 <= np.ndim(b) <= 2
 
 
