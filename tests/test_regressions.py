@@ -1215,3 +1215,46 @@ def popped_by_a_closure_in_a_branch(x):
 @pytest.mark.parametrize("x", [1.5, -0.5])
 def test_a_closure_capturing_the_list_its_update_changes(fn, x):
     check_grads(fn, (x,), order=2)
+
+
+# -- the sums of a loop's list reads (one list of cotangents) and np.dot taken as a
+# matrix product, combined with a record, a closure, a recursion and a dict --
+
+DotParams = collections.namedtuple("DotParams", "w b")
+
+
+def list_read_in_a_closure(p, xs):
+    hs = [np.tanh(x * p.b) for x in xs]
+
+    def step(total, t):
+        return total + np.dot(hs[t], p.w) * hs[t - 1]
+
+    total = 0.0
+    for t in range(1, len(hs)):
+        total = step(total, t)
+    return np.sum(total)
+
+
+def dot_in_a_recursion(w, h, n=3):
+    if n == 0:
+        return np.sum(h)
+    return dot_in_a_recursion(w, np.tanh(np.dot(w, h)), n - 1)
+
+
+def dict_items_read_in_a_loop(d, keys):
+    total = 0.0
+    for k in keys:
+        total = total + np.sum(d[k] * d["a"])
+    return total
+
+
+def test_list_reads_and_dots_in_combination():
+    rng = np.random.default_rng(1)
+    p = DotParams(0.5 * rng.standard_normal((3, 3)), rng.standard_normal(3))
+    check_grads(list_read_in_a_closure, (p, [rng.standard_normal(3) for _ in range(4)]),
+                order=2)
+    check_grads(dot_in_a_recursion, (0.5 * rng.standard_normal((3, 3)), rng.standard_normal(3)),
+                order=2)
+    d = {"a": rng.standard_normal(2), "b": rng.standard_normal(2)}
+    check_grads(dict_items_read_in_a_loop, (d, ["a", "b", "a"]), order=2)
+    assert np.allclose(pullback.grad(dict_items_read_in_a_loop)(d, ["a", "b", "a"])["b"], d["a"])
