@@ -68,7 +68,7 @@ def pullback_peer(name):
     import pullback
 
     module = load_workload(name)
-    return Peer(lambda args: args, pullback.grad(module.objective, argnums=module.WRT), as_tuple)
+    return Peer(lambda args: args, pullback.grad(module.objective, argnums=module.WRT), tuple)
 
 
 def handwritten_peer(name):

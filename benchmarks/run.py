@@ -1,6 +1,7 @@
 """Time pullback's gradients against autograd, JAX (eager and jit) and PyTorch on CPU.
 
     python benchmarks/run.py [--quick] [--only NAME[,NAME...]] [--output PATH]
+                             [--no-peers]
 
 For each workload of `benchmarks/workloads` and each size, it measures each
 library in a process of its own (so that none pays for what another left in
@@ -9,7 +10,10 @@ gradient and the NumPy primal and pullback's gradient, then, for each peer, its
 gradient checked against pullback's and timed (medians of repeats, after a
 first call), all single-threaded and with glibc keeping freed memory
 (`keep_freed_memory`). pullback is timed once more with the allocator's
-defaults. The tables go into docs/benchmarks.md between the markers of its
+defaults. Then each further formulation of the workload (`<workload>_<style>`)
+is timed the same way, pullback and its own primal, and every gradient's peak
+memory is measured against its primal's (`tracemalloc`, which NumPy reports its
+arrays to). The tables go into docs/benchmarks.md between the markers of its
 section.
 """
 
@@ -34,10 +38,11 @@ import statistics  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
+import tracemalloc  # noqa: E402
 
 import numpy as np  # noqa: E402
 import peers  # noqa: E402
-from workloads import NAMES  # noqa: E402
+from workloads import FORMULATIONS, NAMES  # noqa: E402
 
 import pullback  # noqa: E402
 
@@ -82,6 +87,8 @@ class Case:
     first_gradient: float = None
     timings: dict = dataclasses.field(default_factory=dict)
     default_allocator: tuple = (None, None)  # primal and pullback seconds in a child
+    memory: tuple = (None, None, None, None)  # bytes: primal's peak, held for the pullback,
+    #                                           gradient's peak, the gradient's own arrays
 
 
 def log(message):
@@ -169,21 +176,26 @@ def check_peer(label, case, args, reference):
     return timing, lambda: peer.gradient(*prepared)
 
 
-def run_case(name, size):
-    """Check, then time, every peer on workload `name` at `size`, each in a child process."""
+def run_case(name, size, peer_names=PEER_NAMES):
+    """Check, then time, pullback and `peer_names` on workload (or formulation) `name` at
+    `size`, each in a child process."""
     case = Case(name, size)
     log(f"{name} {size}")
     measured = in_child(name, size, "pullback")
     case.primal, case.first_gradient = measured.get("primal"), measured.get("first_gradient")
+    case.memory = tuple(measured.get(key)
+                        for key in ("primal_peak", "held", "gradient_peak", "result"))
     case.timings["pullback"] = Timing(seconds=measured.get("seconds"),
                                       note=measured.get("note", ""))
     if case.first_gradient is not None:
         log(f"  pullback first gradient {format_seconds(case.first_gradient)}")
-    for label in ("pullback", *PEER_NAMES):
+    for label in ("pullback", *peer_names):
         if label != "pullback":
             case.timings[label] = Timing(**in_child(name, size, label))
         timing = case.timings[label]
         log(f"  {label} {format_seconds(timing.seconds)} {timing.note}".rstrip())
+    if not peer_names:
+        return case
     defaults = in_child(name, size, "pullback", keep=False)
     case.default_allocator = (defaults.get("primal"), defaults.get("seconds"))
     log(f"  pullback, allocator defaults {format_seconds(case.default_allocator[1])}")
@@ -229,13 +241,61 @@ def measure(name, size, label, keep):
         module.objective(*args)
         results = {"first_gradient": first,
                    "primal": median_seconds(lambda: module.objective(*args)),
-                   "seconds": median_seconds(lambda: peer.gradient(*args))}
+                   "seconds": median_seconds(lambda: peer.gradient(*args)),
+                   "primal_peak": peak_bytes(lambda: module.objective(*args)),
+                   "held": held_bytes(module, args),
+                   "gradient_peak": peak_bytes(lambda: peer.gradient(*args)),
+                   "result": array_bytes(reference)}
     else:
         timing, run = check_peer(label, Case(name, size), args, reference)
         if run is not None:
             timing.seconds = median_seconds(run)
         results = dataclasses.asdict(timing)
     print(json.dumps(results))
+
+
+def peak_bytes(run):
+    """The most memory `run()` (already called once) holds at any moment beyond what was
+    allocated before it, as `tracemalloc` counts it (Python objects and NumPy's arrays)."""
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        run()
+        return tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+
+
+def array_bytes(value):
+    """The bytes of the NumPy arrays in `value` (in its tuples, lists, dicts and fields)."""
+    if isinstance(value, np.ndarray):
+        return value.nbytes
+    if isinstance(value, dict):
+        return array_bytes(list(value.values()))
+    if isinstance(value, (list, tuple)):
+        return sum(map(array_bytes, value))
+    return array_bytes(vars(value)) if hasattr(value, "__dict__") else 0
+
+
+def held_bytes(module, args):
+    """The memory the forward pass leaves held for the pullback: allocated by `vjp` of the
+    objective in its `WRT` arguments and not freed when it returns the pullback."""
+    def objective(*chosen):
+        return module.objective(*[chosen[module.WRT.index(i)] if i in module.WRT else a
+                                  for i, a in enumerate(args)])
+
+    chosen = [args[i] for i in module.WRT]
+    pullback.vjp(objective, *chosen)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = pullback.vjp(objective, *chosen)
+        held = tracemalloc.get_traced_memory()[0] - before
+        del kept
+        return held
+    finally:
+        tracemalloc.stop()
 
 
 def keep_freed_memory():
@@ -268,7 +328,7 @@ def format_seconds(seconds):
 
 def cell(case, label, notes):
     """The time and ratio cells of one peer; its note or mismatch becomes a footnote."""
-    timing = case.timings[label]
+    timing = case.timings.get(label, Timing())
     text = format_seconds(timing.seconds)
     ratio = f"{timing.seconds / case.primal:.1f}" if timing.seconds is not None else "—"
     remark = f"MISMATCH: {timing.mismatch}" if timing.mismatch else timing.note
@@ -293,9 +353,65 @@ def table(cases, notes):
                 f"{gradient / primal:.1f}" if gradient is not None else "—"]
         row += cell(case, "autograd", notes) + cell(case, "JAX eager", notes)
         row += cell(case, "JAX jit", notes)
-        row.append(format_seconds(case.timings["JAX jit"].compile_seconds))
+        row.append(format_seconds(case.timings.get("JAX jit", Timing()).compile_seconds))
         row += cell(case, "PyTorch", notes) + [format_seconds(case.first_gradient)]
         lines.append("| " + " | ".join(row) + " |")
+    return lines
+
+
+def format_bytes(count):
+    """A number of bytes in kB or MB, to three significant figures."""
+    if count is None:
+        return "—"
+    return f"{count / 1e6:.3g} MB" if count >= 1e6 else f"{count / 1e3:.3g} kB"
+
+
+def ratio_of(numerator, denominator):
+    """`numerator / denominator` to one decimal, or "—" if either is missing."""
+    if numerator is None or not denominator:
+        return "—"
+    return f"{numerator / denominator:.1f}"
+
+
+def gradient_ratio(case):
+    """pullback's gradient time over the case's own primal, or None."""
+    seconds = case.timings["pullback"].seconds
+    return seconds / case.primal if seconds is not None and case.primal else None
+
+
+def formulation_rows(base, variants, notes):
+    """The rows of one workload in the formulations table: the workload as written in
+    `benchmarks/workloads/<name>.py`, then each further formulation, then the spread."""
+    torch_seconds = base.timings.get("PyTorch", Timing()).seconds
+    rows = []
+    for case in (base, *variants):
+        seconds = case.timings["pullback"].seconds
+        text = format_seconds(seconds)
+        if case.timings["pullback"].note:
+            notes.append(f"{case.name}, pullback: {case.timings['pullback'].note}")
+            text = f"{text} [{len(notes)}]"
+        primal_peak, held, gradient_peak, result = case.memory
+        rows.append([base.name, case.name, format_seconds(case.primal), text,
+                     ratio_of(seconds, case.primal), ratio_of(torch_seconds, seconds),
+                     format_bytes(primal_peak), format_bytes(held), format_bytes(gradient_peak),
+                     ratio_of(None if held is None else gradient_peak - held - result,
+                              primal_peak)])
+    ratios = [r for r in map(gradient_ratio, (base, *variants)) if r is not None]
+    if ratios:
+        rows.append([base.name, f"**best {min(ratios):.1f}, worst {max(ratios):.1f}: worst / "
+                     f"best {max(ratios) / min(ratios):.2f}**"] + [""] * 8)
+    return rows
+
+
+def formulations_table(cases, variants, notes):
+    """The Markdown table of every formulation of the workloads of one size."""
+    header = ["workload", "formulation", "its NumPy primal", "pullback grad", "ratio",
+              "PyTorch eager / pullback", "primal peak memory", "held for the pullback",
+              "gradient peak memory", "(gradient peak - held - result) / primal peak"]
+    lines = ["| " + " | ".join(header) + " |", "|---|---" + "|---:" * (len(header) - 2) + "|"]
+    for case in cases:
+        for row in formulation_rows(case, variants.get(case.name, ()), notes):
+            lines.append("| " + " | ".join(row) + " |")
     return lines
 
 
@@ -344,7 +460,7 @@ def machine(startup, kept):
     ]
 
 
-def report(cases_by_size, startup, kept, command, elapsed):
+def report(cases_by_size, variants_by_size, startup, kept, command, elapsed):
     """The generated section of docs/benchmarks.md."""
     lines = [BEGIN, "", f"Produced by `{command}` on {time.strftime('%Y-%m-%d')} "
              f"in {elapsed / 60:.1f} minutes.", ""]
@@ -366,11 +482,31 @@ def report(cases_by_size, startup, kept, command, elapsed):
     notes = []
     for size, cases in cases_by_size.items():
         lines += ["", f"### {size.capitalize()} size", ""] + table(cases, notes)
+    lines += ["", "### Every formulation", "", FORMULATIONS_TEXT]
+    for size, cases in cases_by_size.items():
+        lines += ["", f"#### {size.capitalize()} size", ""]
+        lines += formulations_table(cases, variants_by_size[size], notes)
     if notes:
         lines += [""] + [f"[{i}] {note}  " for i, note in enumerate(notes, 1)]
     lines += ["", "Run: `pip install -e '.[bench]' && python benchmarks/run.py` "
-              "(`--quick`: small sizes only; `--only NAME`: one workload).", "", END]
+              "(`--quick`: small sizes only; `--only NAME`: one workload and its "
+              "formulations; `--no-peers`: pullback alone).", "", END]
     return "\n".join(lines) + "\n"
+
+
+FORMULATIONS_TEXT = (
+    "Each workload as written in `benchmarks/workloads/<workload>.py`, then the same model "
+    "written in other styles (`<workload>_<style>.py`: parameters in dicts, dataclasses or "
+    "tuples, one weight per gate, node objects, index arrays, states in lists updated by "
+    "index, `np.dot` on vectors), each timed against its own NumPy primal. \"PyTorch eager / "
+    "pullback\" is the workload's PyTorch gradient time (above) over this formulation's "
+    "pullback gradient: above 1, pullback is faster. Peak memory is the most that one call "
+    "allocates beyond its arguments at any moment, as `tracemalloc` counts it (Python "
+    "objects and NumPy's arrays), measured after the timed calls; \"held for the "
+    "pullback\" is what `vjp` of the objective (in its differentiated arguments) still "
+    "holds when it returns, the values its pullback reads. The last column takes that and "
+    "the gradient's own arrays (the result) from the gradient's peak and divides by the "
+    "primal's peak (the target is at most 3).")
 
 
 def write_report(section, path, markers=(BEGIN, END), heading="pullback and its peers"):
@@ -405,6 +541,8 @@ def arguments(argv):
     parser.add_argument("--only", help="comma-separated workloads (default: all)")
     parser.add_argument("--output", default=str(DOC),
                         help="where to write the report; '-' for stdout only")
+    parser.add_argument("--no-peers", action="store_true",
+                        help="time pullback and the primals only")
     parser.add_argument("--measure", nargs=3, metavar=("NAME", "SIZE", "LIBRARY"),
                         help=argparse.SUPPRESS)
     parser.add_argument("--default-allocator", action="store_true", help=argparse.SUPPRESS)
@@ -426,10 +564,16 @@ def main(argv=None):
     kept = keep_freed_memory()
     startup = pullback_startup()
     sizes = SIZES[:1] if options.quick else SIZES
-    cases = {size: [run_case(name, size) for name in options.names] for size in sizes}
+    peer_names = () if options.no_peers else PEER_NAMES
+    cases, variants = {}, {}
+    for size in sizes:
+        cases[size] = [run_case(name, size, peer_names) for name in options.names]
+        variants[size] = {name: [run_case(variant, size, ()) for variant in FORMULATIONS
+                                 if variant.startswith(f"{name}_")]
+                          for name in options.names}
     elapsed = time.perf_counter() - start
     command = " ".join(["python benchmarks/run.py", *sys.argv[1:]])
-    section = report(cases, startup, kept, command, elapsed)
+    section = report(cases, variants, startup, kept, command, elapsed)
     print(section)
     if options.output != "-":
         write_report(section, pathlib.Path(options.output))

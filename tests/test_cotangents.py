@@ -1,5 +1,7 @@
 """The sensitivity algebra's fast paths give what the plain NumPy expressions give."""
 
+import copy
+
 import numpy as np
 import pytest
 
@@ -22,6 +24,7 @@ from pullback.runtime.cotangents import (
     unreduce,
 )
 from pullback.runtime.structures import (
+    add_at,
     indexed_all,
     unconcatenate,
     unindex,
@@ -146,6 +149,39 @@ def test_unindex_all_of_a_container_is_the_sum_of_the_reads(x, indices):
     assert all(a is b if a is ZERO or b is ZERO else np.allclose(a, b)
                for a, b in zip(items, wanted))
     assert unindex_all((ZERO,) * len(indices), x, indices) is ZERO
+
+
+@pytest.mark.parametrize("x, indices", [
+    ([1.0, 2.0, 3.0, 4.0], (0, 2, 0, -1)),
+    ((1.0, np.ones(2), 3.0), (1, 1, 2)),
+    ([1.0, 2.0, 3.0, 4.0], (slice(1, 3), 0, slice(None, None, 2))),
+    ({"a": 1.0, "b": np.ones(2)}, ("b", "a", "b")),
+    (np.arange(4.0), (1, 1)),  # not a container: the general sum
+])
+def test_add_at_adds_the_reads_to_a_cotangent_of_the_whole(x, indices):
+    gs = tuple(_cotangent_like(x[index]) for index in indices)
+    total = (np.full(4, 0.5) if isinstance(x, np.ndarray) else
+             {k: _cotangent_like(v) for k, v in x.items()} if isinstance(x, dict) else
+             type(x)([ZERO if i == 0 else _cotangent_like(v) for i, v in enumerate(x)]))
+    before = copy.deepcopy(total)
+    want = add(total, unindex_all(gs, x, indices))
+    got = add_at(total, gs, x, indices)
+    assert type(got) is type(want)
+    items = list(got.values()) if isinstance(got, dict) else list(got)
+    wanted = list(want.values()) if isinstance(want, dict) else list(want)
+    assert all(a is b if a is ZERO or b is ZERO else np.allclose(a, b)
+               for a, b in zip(items, wanted))
+    assert _same_cotangent(total, before)  # the sum is a new value
+    assert add_at(ZERO, gs, x, indices) is not ZERO
+    assert _same_cotangent(add_at(total, (ZERO,) * len(indices), x, indices), total)
+
+
+def _same_cotangent(a, b):
+    if isinstance(a, dict):
+        return a.keys() == b.keys() and all(_same_cotangent(a[k], b[k]) for k in a)
+    if isinstance(a, (list, tuple)):
+        return len(a) == len(b) and all(map(_same_cotangent, a, b))
+    return a is b if a is ZERO or b is ZERO else np.array_equal(a, b)
 
 
 def _cotangent_like(value):

@@ -7,6 +7,7 @@ Each case gives its true value and gradient, worked out by hand, and is checked 
 
 import collections
 import dataclasses
+import math
 
 import numpy as np
 import pytest
@@ -1258,3 +1259,42 @@ def test_list_reads_and_dots_in_combination():
     d = {"a": rng.standard_normal(2), "b": rng.standard_normal(2)}
     check_grads(dict_items_read_in_a_loop, (d, ["a", "b", "a"]), order=2)
     assert np.allclose(pullback.grad(dict_items_read_in_a_loop)(d, ["a", "b", "a"])["b"], d["a"])
+
+
+def states_updated_and_read_by_index(p, x, n=3):
+    hs = [x for _ in range(n + 1)]
+    scale = lambda t: hs[t] * p.b  # noqa: E731 (a closure reading the list)
+    for t in range(n):
+        hs[t + 1] = np.tanh(np.dot(p.w, hs[t])) + 0.5 * hs[t - 1] * hs[0]
+        hs[t] = scale(t + 1) + hs[t]
+    return sum(np.sum(h * h) for h in hs)
+
+
+def dict_states_updated_in_a_loop(w, x, n=3):
+    s = {"h": x, "c": 0.0 * x}
+    for _ in range(n):
+        s["c"] = s["c"] + np.tanh(s["h"] * w)
+        s["h"] = s["c"] * w + s["h"]
+    return np.sum(s["h"] * s["c"])
+
+
+def scalars_in_a_list_updated_by_index(a, steps=4):
+    xs = [0.0] * (steps + 1)
+    xs[0] = a
+    for t in range(steps):
+        xs[t + 1] = math.sin(a * xs[t]) + xs[t] * xs[max(t - 1, 0)]
+    return xs[steps] + 2.0 * xs[1]
+
+
+def test_item_cotangents_added_to_a_list_or_dict_in_combination():
+    """The rewrite `items_added` (`add_at`): cotangents of items read by index added to
+    the cotangent of the list or dict a loop updates, with a record, a closure, repeated
+    and negative indices, a dict, and floats, at orders 1 and 2."""
+    rng = np.random.default_rng(2)
+    p = DotParams(0.4 * rng.standard_normal((3, 3)), rng.standard_normal(3))
+    check_grads(states_updated_and_read_by_index, (p, rng.standard_normal(3)), order=2)
+    check_grads(dict_states_updated_in_a_loop, (rng.standard_normal(2), rng.standard_normal(2)),
+                order=2)
+    check_grads(scalars_in_a_list_updated_by_index, (0.7,), order=2)
+    out = pullback.source(scalars_in_a_list_updated_by_index, 0.7, 4)
+    assert "add_at(" in out

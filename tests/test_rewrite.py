@@ -21,7 +21,7 @@ from pullback.runtime.cotangents import ZERO
 
 HELPERS = (ZERO, structures.unindex, structures.unindex_all, cotangents.unreduce,
            cotangents.unbroadcast, cotangents.matmul_right, cotangents.extremum_share, slice,
-           cotangents.add, cotangents.add_all)
+           cotangents.add, cotangents.add_all, structures.add_at)
 
 
 def _bindings():
@@ -66,6 +66,12 @@ TUPLE_3 = kinds.Container(tuple, (0, 1, 2), (kinds.ARRAY, kinds.ARRAY, kinds.SCA
     ("joined_slices",
      "d = SUM(unindex(g2, x, slice(n, None)), unindex(g1, x, slice(None, n)))\nreturn d",
      "d = unindex_tiles((g1, g2), x, (slice(None, n), slice(n, None)), 0)\nreturn d", {}),
+    ("items_added", "d = ANY_SUM(t, unindex_all((g1, g2), xs, (i, j)))\nreturn d",
+     "d = add_at(t, (g1, g2), xs, (i, j))\nreturn d", {}),
+    ("items_added", "u = unindex(g, xs, i)\nd = ANY_SUM(a, b, u)\nreturn d",
+     "d = add_at(ANY_SUM(a, b), (g,), xs, (i,))\nreturn d", {}),
+    ("items_added", "d = SUM(t, unindex(g, x, i))\nreturn d",
+     "d = SUM(t, unindex(g, x, i))\nreturn d", {}),
     ("gather_scales", "t = g * 0.5\nu = t * s\nd = u * 0.5\nreturn d",
      "d = g * s * 0.25\nreturn d", {}),
     ("gather_scales", "t = g * 3.0\nd = t * s\nreturn d", "t = g * 3.0\nd = t * s\nreturn d", {}),

@@ -223,6 +223,13 @@ def unindex_all_(z, gs, x, indices):
     d[gs] = indexed_all(d[z], indices)
 
 
+@adjoint(structures.add_at)
+def add_at_(z, total, gs, x, indices):
+    d[total] = d[z]
+    d[gs] = indexed_all(d[z], indices)
+    t[z] = structures.add_at(t[total], t[gs], x, indices)
+
+
 @adjoint(structures.unindex_tiles, linear=True)
 def unindex_tiles_(z, gs, x, indices, axis):
     d[gs] = indexed_all(d[z], indices)

@@ -104,11 +104,12 @@ def add(x, y):
     kind = type(x)
     if kind is float or kind is np.ndarray:
         return x + y
-    if isinstance(x, tuple):
-        return tuple([a + b if type(a) is type(b) is np.ndarray else add(a, b)
-                      for a, b in zip(x, y)])
-    if isinstance(x, list):
-        return list(map(add, x, y))
+    if isinstance(x, (tuple, list)):
+        # inline the common items (a ZERO, two arrays): a list's cotangent is mostly ZERO
+        # where a loop reads and writes some of its items
+        items = [b if a is ZERO else a if b is ZERO else a + b
+                 if type(a) is type(b) is np.ndarray else add(a, b) for a, b in zip(x, y)]
+        return tuple(items) if isinstance(x, tuple) else items
     if isinstance(x, dict):
         return {k: add(x.get(k, ZERO), y.get(k, ZERO)) for k in {**x, **y}}
     return x + y

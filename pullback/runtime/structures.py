@@ -75,6 +75,14 @@ def _items_sum(gs, x, indices):
     """`unindex_all` for a tuple, list or dict `x`: each cotangent added at its item
     of one list of cotangents (not a whole list made per read and added)."""
     items = dict.fromkeys(x, ZERO) if isinstance(x, dict) else [ZERO] * len(x)
+    if not _add_items(items, gs, x, indices):
+        return ZERO
+    return tuple(items) if isinstance(x, tuple) else items
+
+
+def _add_items(items, gs, x, indices):
+    """Add each cotangent of `gs` into the list or dict `items` (a cotangent of `x`) at
+    its index; whether one was not `ZERO`."""
     found = False
     for g, index in zip(gs, indices):
         if g is ZERO:
@@ -85,9 +93,24 @@ def _items_sum(gs, x, indices):
                 items[i] = add(items[i], gi)
         else:
             items[index] = add(items[index], g)
-    if not found:
-        return ZERO
-    return tuple(items) if isinstance(x, tuple) else items
+    return found
+
+
+def add_at(total, gs, x, indices):
+    """`add(total, unindex_all(gs, x, indices))`: for a tuple, list or dict `x` and its
+    cotangent `total`, a copy of `total` with each cotangent of `gs` added at its index.
+
+    The optimiser writes it for a sum of a cotangent of a container and the cotangents
+    of some of its items (the rewrite rule `sums.items_added`), such as a loop's list
+    of states read and written by index: the sum then costs a copy of the list, not a
+    cotangent for every item made per read and added item by item.
+    """
+    if (gs is ZERO or total is ZERO or not isinstance(x, (tuple, list, dict))
+            or type(total) is not type(x)):
+        return add(total, unindex_all(gs, x, indices))
+    items = list(total) if isinstance(total, tuple) else total.copy()
+    _add_items(items, gs, x, indices)
+    return tuple(items) if isinstance(total, tuple) else items
 
 
 def unindex_tiles(gs, x, indices, axis):

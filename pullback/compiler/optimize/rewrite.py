@@ -13,9 +13,10 @@ leaves the definition to the dead-code pass.
 
 The rules, each with its reason in its docstring and a unit test of input and
 output IR (tests/test_rewrite.py): `sums` (one sum, a term twice, helpers summed
-once over their terms, slices joined), `products` (powers of two multiplied once,
-a reduction's cotangent multiplied without a broadcast) and `tuples` (the
-cotangents of tuples of known length as displays).
+once over their terms, slices joined, item cotangents added at their items),
+`products` (powers of two multiplied once, a reduction's cotangent multiplied
+without a broadcast) and `tuples` (the cotangents of tuples of known length as
+displays).
 """
 
 import collections
@@ -30,6 +31,7 @@ from .copies import propagate_copies
 
 RULES = (
     sums.zeros, sums.flatten, sums.twice, sums.summed_helpers, sums.joined_slices,
+    sums.items_added,
     products.gather_scales, products.unreduced_factor,
     tuples.unindexed_tuple, tuples.sum_of_displays, tuples.item_of_display,
 )

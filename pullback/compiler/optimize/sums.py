@@ -13,10 +13,13 @@ The reverse rules collect every contribution to a cotangent into one `Sum`
   (`unindex_all`), a bias's broadcasts summed before they are reduced
   (`unbroadcast_all`), a weight's products made as one (`matmul_right_all`);
 - `joined_slices`: slices of an array that follow one another along an axis,
-  scattered by `unindex_all`, are joined (`unindex_tiles`, with `slice_chains`).
+  scattered by `unindex_all`, are joined (`unindex_tiles`, with `slice_chains`);
+- `items_added`: the cotangents of some items of a tuple, list or dict added to a
+  cotangent of the whole are added at their items (`add_at`), not made into a
+  cotangent of every item first.
 """
 
-from ...runtime.structures import unindex_all, unindex_tiles
+from ...runtime.structures import add_at, unindex, unindex_all, unindex_tiles
 from .. import ir
 from ..syntax import nodes
 from . import slice_chains
@@ -120,6 +123,43 @@ def joined_slices(node, context):
     return nodes.call(helper, [nodes.tuple_([gs.elts[i] for i in order]), x,
                                nodes.tuple_([indices.elts[i] for i in order]),
                                nodes.constant(axis)])
+
+
+def items_added(node, context):
+    """`SUM(t, unindex_all(gs, x, indices))` -> `add_at(t, gs, x, indices)` (and
+    `unindex(g, x, i)` as `unindex_all((g,), x, (i,))`) in a sum of cotangents that
+    are not numbers or arrays (`x` is then a tuple, list or dict, or `add_at` finds
+    out it is not), the other terms summed into `t`. A term may be the call or a name
+    bound to it read only there. One scatter is taken out, the last: `summed_helpers`
+    has already put the scatters into one `x` in one."""
+    if not isinstance(node, ir.Sum) or node.kind != ir.ANY or len(node.terms) < 2:
+        return None
+    for position in reversed(range(len(node.terms))):
+        scatter = _item_scatter(node.terms[position], context)
+        if scatter is not None:
+            break
+    else:
+        return None
+    rest = [term for i, term in enumerate(node.terms) if i != position]
+    helper = nodes.name(context.bindings.object("add_at", add_at))
+    return nodes.call(helper, [ir.sum_of(rest, node.kind, context.zero), *scatter])
+
+
+def _item_scatter(term, context):
+    """`(gs, x, indices)` of a term that is (or names, read only there) a scatter of
+    item cotangents into a cotangent of the tuple, list or dict `x`, else None."""
+    call = term if isinstance(term, nodes.Call) else context.read_once(term)
+    if not isinstance(call, nodes.Call) or len(call.args) != 3:
+        return None
+    gs, x, indices = call.args
+    if not nodes.is_name(x):
+        return None
+    if context.calls(call, unindex_all):
+        return nodes.clone(gs), nodes.clone(x), nodes.clone(indices)
+    if context.calls(call, unindex):
+        return (nodes.tuple_([nodes.clone(gs)]), nodes.clone(x),
+                nodes.tuple_([nodes.clone(indices)]))
+    return None
 
 
 def key(expr):
