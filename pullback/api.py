@@ -186,11 +186,12 @@ def value_and_grad(f, argnums=0):
     positions = argnums_tuple(argnums)
 
     def value_and_gradient(*args, **kwargs):
-        active = check_gradient_call(fn, args, positions)
+        active, held = check_gradient_call(fn, args, kwargs, positions)
         param_kinds = transform.param_kinds(fn, args, kwargs, active)
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
-        out, cts = debugging.run_generated(forward_and_back, fn, forward, args, kwargs)
+        out, cts = debugging.run_holding_constant(held, forward_and_back, fn, forward, args,
+                                                  kwargs)
         cts = calls.by_argument(calls.signature(fn), args, kwargs, cts)
         grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
                                            calls.pick(args, positions), held=args)
@@ -429,8 +430,9 @@ def argnums_tuple(argnums):
     return (argnums,) if isinstance(argnums, int) else tuple(argnums)
 
 
-def check_gradient_call(fn, args, positions):
-    """Check a call of `grad(fn)`; return the names of the parameters differentiated."""
+def check_gradient_call(fn, args, kwargs, positions):
+    """Check a call of `grad(fn)`; return the names of the parameters differentiated and
+    the ids of the arrays held constant (`held_constant`)."""
     for i in positions:
         if not 0 <= i < len(args):
             raise ValueError(f"argnums {i} is out of range: {fn.__qualname__} was called "
@@ -442,7 +444,24 @@ def check_gradient_call(fn, args, positions):
                 f"{type(args[i]).__name__}: only floats, real inexact arrays "
                 "and containers of them have gradients (pullback.vjp gives ZERO for others)"
             )
-    return {calls.parameter_at(calls.signature(fn), i) for i in positions}
+    names = {calls.parameter_at(calls.signature(fn), i) for i in positions}
+    return names, held_constant(args, kwargs, positions)
+
+
+def held_constant(args, kwargs, positions):
+    """The ids of the arrays among the arguments not differentiated (in their containers
+    and records too), but for those the differentiated ones reach (in their closures too):
+    calls resolved at run time take them as constants (`kinds.holding_constant`).
+
+    An array object that is one of these has a zero derivative wherever the function
+    reads it: pullback never updates an argument in place.
+    """
+    fixed = [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
+    if not any(type(leaf) is np.ndarray for leaf in kinds.leaves(fixed)):
+        return frozenset()
+    reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}
+    return frozenset(id(leaf) for leaf in kinds.leaves(fixed)
+                      if type(leaf) is np.ndarray and id(leaf) not in reached)
 
 
 def check_arguments(fn, args):

@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 
 import pullback
+from pullback.api import held_constant
+from pullback.compiler.analysis import kinds
 
 
 def product(a, b):
@@ -238,3 +240,82 @@ def test_the_cycle_collector_is_left_as_it_was_after_a_gradient_or_an_error():
     with pytest.raises(ZeroDivisionError):
         pullback.grad(lambda x: x / 0.0)(1.0)
     assert gc.isenabled()
+
+
+class _Scale:
+    """A layer called through a value: `forward` resolves the call at run time."""
+
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, v):
+        return np.sin(v) * self.w
+
+
+def _through_values(w, data, extra):
+    layers = [_Scale(w), _Scale(extra)]
+    total = data
+    for layer in layers:
+        total = layer(total) + total
+    return np.sum(total * total)
+
+
+def _central_difference(f, x, e=1e-6):
+    out = np.zeros_like(x)
+    for i in np.ndindex(x.shape):
+        step = np.zeros_like(x)
+        step[i] = e
+        out[i] = (f(x + step) - f(x - step)) / (2 * e)
+    return out
+
+
+def test_arguments_not_differentiated_are_constants_in_calls_resolved_at_run_time():
+    """`grad(f, argnums)` holds the arrays of the other arguments constant, so a layer
+    called through a value with the data makes no cotangent for it; an array the
+    differentiated arguments also reach (the same object, or one a closure holds) stays
+    differentiable, and grad of grad is unchanged."""
+    rng = np.random.default_rng(0)
+    w, data, extra = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3)
+    assert held_constant((w, [data, 1.0], w), {"k": extra}, (0,)) == {id(data), id(extra)}
+    assert held_constant((w, data), {}, (0, 1)) == frozenset()
+    with kinds.holding_constant({id(data)}):
+        assert kinds.of_value(data) is kinds.CONST and kinds.of_value(w) is kinds.ARRAY
+    assert kinds.of_value(data) is kinds.ARRAY
+    got = pullback.grad(_through_values, argnums=0)(w, data, extra)
+    want = _central_difference(lambda v: _through_values(v, data, extra), w)
+    assert np.allclose(got, want, atol=1e-6)
+    assert np.allclose(got, pullback.grad(_through_values, argnums=(0, 1, 2))(w, data, extra)[0])
+    # the same array differentiated and passed again as a constant
+    got = pullback.grad(_through_values, argnums=0)(w, data, w)
+    want = _central_difference(lambda v: _through_values(v, data, w), w)
+    assert np.allclose(got, want, atol=1e-6)
+    hessian = pullback.hessian(_through_values, argnums=0)(w, data, extra)
+    want = np.stack([_central_difference(
+        lambda v, i=i: pullback.grad(_through_values, argnums=0)(v, data, extra)[i], w)
+        for i in range(3)])
+    assert np.allclose(hessian, want, atol=1e-5)
+
+
+def _closure_over_data(data):
+    def f(w):
+        return np.sum(np.tanh(w * data) * data)
+    return f
+
+
+def _apply(fn, w, data):
+    return fn(w) + np.sum(data * w)
+
+
+def test_an_array_held_constant_is_differentiable_through_a_closure_argument():
+    """An array passed as a constant is not held constant when a differentiated closure
+    holds it too."""
+    rng = np.random.default_rng(1)
+    data, w = rng.standard_normal(3), rng.standard_normal(3)
+    fn = _closure_over_data(data)
+    got = pullback.grad(_apply, argnums=(0, 1))(fn, w, data)
+    assert np.allclose(got[1], _central_difference(lambda v: _apply(fn, v, data), w), atol=1e-6)
+    # d/d(data) through fn's closure: fn is differentiated, so data is not held constant
+    grads = pullback.grad(lambda f, d: _apply(f, w, d), argnums=0)(fn, data)
+    want = _central_difference(lambda d: _apply(_closure_over_data(d), w, data) - np.sum(
+        data * w), data)
+    assert np.allclose(grads[0], want, atol=1e-6)

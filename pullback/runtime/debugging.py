@@ -15,6 +15,7 @@ import sys
 
 import numpy as np
 
+from ..compiler.analysis import kinds
 from ..errors import NaNError, TransformError, in_library, into_library
 from . import collector, contexts
 
@@ -94,6 +95,14 @@ def run_generated(fn, *args, **kwargs):
     except Exception as error:
         annotate(error)
         raise
+
+
+def run_holding_constant(held, fn, *args):
+    """`run_generated(fn, *args)` with the arrays whose ids are in `held` taken as
+    constants by the calls resolved at run time (`kinds.holding_constant`).
+    Differentiated, it is `run_generated` (see `dispatch.forward`)."""
+    with kinds.holding_constant(held):
+        return run_generated(fn, *args)
 
 
 def in_user_code(error):

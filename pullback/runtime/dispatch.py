@@ -29,6 +29,9 @@ def forward(fn, *args, **kwargs):
     if fn is debugging.run_generated:
         value, pullback = forward(*args, **kwargs)
         return value, caller_pullback(pullback)
+    if fn is debugging.run_holding_constant:
+        value, pullback = forward(*args[1:], **kwargs)
+        return value, caller_pullback(caller_pullback(pullback))
     version = registry.implementation_of(fn)
     if version is not None:
         return forward(version, *args, **kwargs)
@@ -77,7 +80,8 @@ def method_pullback(pullback):
 
 def caller_pullback(pullback):
     """The pullback of `run_generated(f, ...)` from that of `f(...)`: `run_generated`
-    closes over nothing."""
+    closes over nothing (applied twice, of `run_holding_constant(held, f, ...)`, whose
+    `held` is a constant)."""
 
     def of_caller(ct):
         return (ZERO, *pullback(ct))
@@ -193,6 +197,8 @@ def jvp_call(fn, dots, *args, **kwargs):
     """
     if fn is debugging.run_generated:
         return jvp_call(args[0], dots[1:], *args[1:], **kwargs)
+    if fn is debugging.run_holding_constant:
+        return jvp_call(args[1], dots[2:], *args[2:], **kwargs)
     version = registry.implementation_of(fn)
     if version is not None:
         return jvp_call(version, (ZERO, *dots[1:]), *args, **kwargs)
