@@ -451,7 +451,7 @@ def check_gradient_call(fn, args, kwargs, positions):
 def held_constant(args, kwargs, positions):
     """The ids of the arrays among the arguments not differentiated (in their containers
     and records too), but for those the differentiated ones reach (in their closures too):
-    calls resolved at run time take them as constants (`kinds.holding_constant`).
+    calls resolved at run time take them as constants (`runtime.constants`).
 
     An array object that is one of these has a zero derivative wherever the function
     reads it: pullback never updates an argument in place.

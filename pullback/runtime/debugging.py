@@ -15,9 +15,8 @@ import sys
 
 import numpy as np
 
-from ..compiler.analysis import kinds
 from ..errors import NaNError, TransformError, in_library, into_library
-from . import collector, contexts
+from . import collector, constants, contexts
 
 _MAPS = {}
 _NOTE_PREFIX = "pullback: "
@@ -99,9 +98,9 @@ def run_generated(fn, *args, **kwargs):
 
 def run_holding_constant(held, fn, *args):
     """`run_generated(fn, *args)` with the arrays whose ids are in `held` taken as
-    constants by the calls resolved at run time (`kinds.holding_constant`).
+    constants by the calls resolved at run time (`constants`).
     Differentiated, it is `run_generated` (see `dispatch.forward`)."""
-    with kinds.holding_constant(held):
+    with constants.holding(held):
         return run_generated(fn, *args)
 
 

@@ -8,14 +8,13 @@ code is generated for them. Kinds only ever remove code: the generated code is
 correct for any value of its kind.
 """
 
-import contextlib
 import dataclasses
 import functools
 import types
 
 import numpy as np
 
-from ...runtime import introspection, records
+from ...runtime import constants, introspection, records
 from ...runtime.cotangents import is_differentiable
 from ...runtime.deferred import Deferred
 
@@ -140,7 +139,7 @@ def of_value(value, depth=0):
     if kind is not None:
         return kind
     if type(value) is np.ndarray:
-        return ARRAY if is_differentiable(value) and id(value) not in _held else CONST
+        return ARRAY if is_differentiable(value) and not constants.is_held(value) else CONST
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
     if isinstance(value, (tuple, list, dict)) or records.is_record(value):
@@ -156,24 +155,6 @@ def of_value(value, depth=0):
     if not is_differentiable(value):
         return CONST
     return ARRAY if isinstance(value, (np.ndarray, Deferred)) else SCALAR
-
-
-_held = frozenset()
-
-
-@contextlib.contextmanager
-def holding_constant(ids):
-    """Within the block, `of_value` gives the arrays whose ids are in `ids` the kind of a
-    constant: arguments that `grad` does not differentiate (`api.held_constant`), so that
-    a function called through a value (`layer(x)` with `x` the data) is transformed for
-    them as a direct call is, and its pullback makes no cotangent for them."""
-    global _held
-    before = _held
-    _held = before | ids
-    try:
-        yield
-    finally:
-        _held = before
 
 
 _EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST_SCALAR, str: CONST, type(None): CONST}
