@@ -194,7 +194,8 @@ class Checker:
             aspect = f"gradient of {wrong_argument(args, estimates[-1], got)}"
             expected = _show(unflatten(gradient, estimates[-1]))
             return wrong(order, aspect, expected, _show(gradient)), None
-        return self.check_tangent(order, target, args, cotangent, gradient), gradient
+        return (self.check_tangent(order, target, args, cotangent, gradient)
+                or self.check_fewer(order, target, args, cotangent, gradient)), gradient
 
     def check_tangent(self, order, target, args, cotangent, gradient):
         """None when the derivative in forward mode of `target` (at order 2, forward over
@@ -213,6 +214,28 @@ class Checker:
         want = float(flatten(gradient) @ flatten(direction))
         if abs(got - want) > WRONG_RTOL * max(1.0, abs(want)):
             return wrong(order, "jvp", _show(want), _show(got))
+        return None
+
+    def check_fewer(self, order, target, args, cotangent, gradient):
+        """None when `grad` with respect to all the arguments but one, chosen at random,
+        gives the gradient, checked already, of those: the other is then held constant
+        (`api.held_constant`), also in the calls resolved at run time. Else the outcome."""
+        if cotangent is not None or len(args) < 2:
+            return None
+        left_out = int(self.rng.integers(len(args)))
+        positions = tuple(i for i in range(len(args)) if i != left_out)
+        given = unflatten(args, flatten(args))
+        try:
+            fewer = pullback.grad(target, argnums=positions)(*given)
+        except Exception as error:  # noqa: BLE001  (whatever pullback raises is an outcome)
+            outcome = raised(error, order, self.names)
+            outcome.signature = f"grad of fewer arguments: {outcome.signature}"
+            return outcome
+        got = flatten(tuple(fewer))
+        want = flatten(tuple(gradient[i] for i in positions))
+        if got.shape != want.shape or np.max(np.abs(got - want), initial=0.0) > WRONG_RTOL * max(
+                1.0, np.max(np.abs(want), initial=0.0)):
+            return wrong(order, f"gradient without argument {left_out}", _show(want), _show(got))
         return None
 
     def compare(self, order, args, given, value, expected, gradient):
