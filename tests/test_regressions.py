@@ -1298,3 +1298,76 @@ def test_item_cotangents_added_to_a_list_or_dict_in_combination():
     check_grads(scalars_in_a_list_updated_by_index, (0.7,), order=2)
     out = pullback.source(scalars_in_a_list_updated_by_index, 0.7, 4)
     assert "add_at(" in out
+
+
+def _make_inner_gradient(c):
+    def h(a, b=c):
+        return (lambda t4: pullback.grad(lambda t5: 1.5 - c)(c))(math.sin(c))
+
+    return h
+
+
+def _closure_reads_a_name_a_comprehension_shadows(x, y):
+    j1 = 0
+    while j1 < 1:
+        j1 += 1
+        v2 = np.full(2, y.b) / (1.0 + np.ones(2))
+        x.extend([(lambda t1: (lambda t2: sum(v2))(-y.b ** 2))(_make_inner_gradient(y.b)(1.0)),
+                  y.a])
+    s1 = sum([sum(x) for y in range(3)])
+    return (lambda t7: t7 if 2.25 * y.b < y.b * float(isinstance(s1, float)) else 2.0)(
+        math.cos(y.b * y.a))
+
+
+def _closures_in_a_while_and_after_it(x, y):
+    j = 0
+    while j < 1:
+        j += 1
+        x = x + (lambda t1: y * t1)(2.0)
+    s1 = sum([x for y in range(3)])
+    return (lambda t7: t7 * y + s1)(math.cos(y))
+
+
+def _closures_in_nested_loops_and_after_them(x, y):
+    j = 0
+    while j < 2:
+        j += 1
+        for _ in range(2):
+            x = x + (lambda t1: y * t1)(0.5)
+    s1 = sum([x for y in range(2)])
+    return (lambda t7: t7 * y + x)(math.cos(y)) + s1
+
+
+def _closure_in_a_while_then_a_def(x, y):
+    j = 0
+    while j < 1:
+        j += 1
+        x = x * (lambda t: t + y)(1.0)
+
+    def after(t):
+        return t * y
+
+    return after(x) + sum([x for y in range(2)])
+
+
+@pytest.mark.parametrize("fn", [_closures_in_a_while_and_after_it,
+                                _closures_in_nested_loops_and_after_them,
+                                _closure_in_a_while_then_a_def])
+def test_a_closure_after_a_loop_whose_body_captured_the_same_variable(fn):
+    """A closure in a `while` body bound the captured parameter's name in the body only
+    (a function of its own after lowering); a closure after the loop read that name
+    unbound, so its free variable had no cotangent (a wrong gradient) and no tangent (a
+    crash in forward mode). Found by the fuzzer (seed 90000)."""
+    check_grads(fn, (0.5, 0.7), order=2)
+    check_grads(fn, (-0.5, 1.3), order=2)
+
+
+def test_jvp_of_a_closure_reading_a_name_a_comprehension_shadows():
+    point = collections.namedtuple("Point", "a b")
+    args = ([-1.1333, 0.6625], point(1.0009, -0.7803))
+    value, tangent = pullback.jvp(_closure_reads_a_name_a_comprehension_shadows, args,
+                                  ([1.0, 0.5], point(0.3, 0.2)))
+    gradient = pullback.grad(_closure_reads_a_name_a_comprehension_shadows, argnums=(0, 1))(
+        [-1.1333, 0.6625], point(1.0009, -0.7803))
+    assert np.isclose(tangent, 1.0 * gradient[0][0] + 0.5 * gradient[0][1]
+                      + 0.3 * gradient[1].a + 0.2 * gradient[1].b)

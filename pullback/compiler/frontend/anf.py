@@ -763,7 +763,10 @@ class _Normalizer:
         for var in node.captured:
             self.capturers[var].append(name)
             current = self.versions.get(var)
-            if var in self.captured_at or var in self.origin.cells:
+            if var in self.origin.cells:
+                continue
+            if var in self.captured_at:
+                self.bind_captured_again(var, current)
                 continue
             if current is None and var not in self.defined:
                 raise TransformError(
@@ -773,6 +776,15 @@ class _Normalizer:
             if current not in (None, var):
                 self.take_own_name(var, current)
             self.captured_at[var] = self.lineno
+
+    def bind_captured_again(self, var, current):
+        """`var`, captured already, is read by another closure where its version is
+        `current`: a closure in a loop's body (a function of its own) bound the name
+        `var` there only, so it is bound here too."""
+        if current in (None, var) or self.renames.get(current) == var:
+            return
+        self.emit(nodes.assign(var, nodes.name(current), self.lineno))
+        self.versions[var] = var
 
     def take_own_name(self, var, current):
         """Name `var`'s version `current` as the variable itself, which closures read.
