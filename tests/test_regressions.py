@@ -1371,3 +1371,22 @@ def test_jvp_of_a_closure_reading_a_name_a_comprehension_shadows():
         [-1.1333, 0.6625], point(1.0009, -0.7803))
     assert np.isclose(tangent, 1.0 * gradient[0][0] + 0.5 * gradient[0][1]
                       + 0.3 * gradient[1].a + 0.2 * gradient[1].b)
+
+
+def _closure_called_in_a_comprehension(x):
+    return sum([(lambda s: s * t * x)(2.0) for t in [x, 3.0]])
+
+
+def _closures_stored_by_a_comprehension(x):
+    fs = [lambda s: s * t for t in [x, x * x]]  # noqa: B023 (the late binding refused)
+    return fs[0](2.0) + fs[1](3.0)
+
+
+def test_closures_reading_a_comprehension_variable():
+    """A closure in a comprehension reads the comprehension's variable (its own scope):
+    called there, its gradient is right; stored, Python's closures would all read the
+    last value, which is refused. Guards the counting of a comprehension's variables
+    apart from the function's, which must keep them captured."""
+    check_grads(_closure_called_in_a_comprehension, (0.7,), order=2)
+    with pytest.raises(TransformError, match="reads t, which the loop assigns"):
+        pullback.grad(_closures_stored_by_a_comprehension)(0.7)
