@@ -162,9 +162,23 @@ class Aliases:
         self._set(target, {target} | own, held)
 
     def unknown(self, target, sources):
-        """`target` may be, or hold, any of `sources` (a call of a user's function)."""
+        """`target` may be, or hold, any of `sources` (a call of a user's function, or
+        a closure's free variables). A source not defined yet (a function `def`ined
+        later, which a closure may call) is held by its name, which `defined` replaces
+        with its memory once it is."""
         reached = set().union(*map(self.memory, sources))
+        reached |= {source for source in sources if source not in self.own}
         self._set(target, {target} | reached, reached)
+
+    def defined(self, name):
+        """`name` has just been defined: the variables holding it by its name (closures
+        made before it, `unknown`) hold its memory."""
+        memory = self.memory(name)
+        for var in self.own:
+            if var != name and name in self.own[var]:
+                self.own[var] |= memory
+            if var != name and name in self.held.get(var, ()):
+                self.held[var] |= memory
 
     def update(self, update, new, stored=(), exempt=()):
         """`new` is `update.name` updated in place, now also holding `stored`; the

@@ -82,6 +82,7 @@ class Updates:
         self.statement_updates.clear()
         if isinstance(stmt, nodes.FunctionDef):
             memory.unknown(stmt.name, _held_by_function(stmt))
+            memory.defined(stmt.name)
         if not isinstance(stmt, nodes.Assign):
             return
         target, value = stmt.targets[0], stmt.value
