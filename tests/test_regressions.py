@@ -1431,3 +1431,29 @@ def test_a_closure_holds_what_a_function_defined_after_it_captures():
         pullback.grad(_closure_calling_a_later_def_reading_an_updated_array)(y)
     check_grads(_closure_calling_a_later_def_after_a_new_value, (y,), order=2)
     check_grads(_mutual_recursion_and_an_update_of_a_copy, (y,), order=2)
+
+
+def _fold(gs, a):
+    for g in gs:
+        a = g(a) * 0.5
+    return a
+
+
+def _closure_after_a_reassignment_another_closure_allowed(x):
+    x *= _fold([lambda t1: 1.0, lambda t2: -(x + t2)], x)
+    for _ in range(2):
+        pass
+    else:
+        def g1(t5):
+            return t5 * x
+        y = pullback.grad(g1)(x)
+    return y * x
+
+
+def test_a_closure_reading_a_variable_assigned_again_after_an_earlier_closure_read_it():
+    """The lambda passed to `_fold` reads `x` before `x *= ...`; `g1`, defined in the
+    loop's `else` after it, reads the new `x`. Its code reads the name `x`, which held the
+    earlier value: a wrong value and gradient before, then an internal error; refused
+    (fuzzer, seed 93001)."""
+    with pytest.raises(TransformError, match="x is read by the nested function defined here"):
+        pullback.grad(_closure_after_a_reassignment_another_closure_allowed)(0.37)

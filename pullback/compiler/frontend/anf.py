@@ -360,6 +360,8 @@ class _Normalizer:
         #                        reading it on this path
         self.defined = defined  # the names of the nested `def`s
         self.renames = {}  # versions of captured variables that take the variable's name
+        self.own_named = set()  # captured variables given their own name in this function
+        #                        (or loop body, which becomes a function of its own)
         self.entries = []  # the versions on entering each enclosing `if`
         self.out = []
         self.lineno = None
@@ -531,9 +533,10 @@ class _Normalizer:
     def loop_body(self, stmt, target):
         """The function `loop_body(item, *state)` running one iteration of `stmt`."""
         name = self.namer.fresh("loop_body")
-        saved = self.versions, self.depth, self.returned, self.carried
+        saved = self.versions, self.depth, self.returned, self.carried, self.own_named
         self.versions = {k: v for k, v in self.versions.items() if k != RETURN}
         self.depth, self.returned, self.carried = 0, None, stmt.carried
+        self.own_named = set()
         state = [self.define(v) for v in stmt.carried]
         if isinstance(target, nodes.Name):
             item, unpack = self.define(target.id), []
@@ -542,7 +545,7 @@ class _Normalizer:
             unpack = [] if target is None else [
                 nodes.assign(target, nodes.name(item), nodes.lineno_of(stmt))]
         body = self.function_body(_lift_returns(unpack + stmt.body))
-        self.versions, self.depth, self.returned, self.carried = saved
+        self.versions, self.depth, self.returned, self.carried, self.own_named = saved
         node = nodes.function_def(name, [item] + state, body, self.lineno)
         node.loop = True
         return node
@@ -750,6 +753,7 @@ class _Normalizer:
                 self.origin.filename, self.lineno, "late binding")
         if var in self.captured_at:
             name = var
+            self.own_named.add(var)
         elif var in self.bound or (var in self.cells and self.counts[var] > 1):
             name = self.namer.fresh(var)
         else:
@@ -780,11 +784,20 @@ class _Normalizer:
     def bind_captured_again(self, var, current):
         """`var`, captured already, is read by another closure where its version is
         `current`: a closure in a loop's body (a function of its own) bound the name
-        `var` there only, so it is bound here too."""
+        `var` there only, so it is bound here too. Bound here already, to an earlier
+        version, the closure would read that one: refused."""
         if current in (None, var) or self.renames.get(current) == var:
             return
+        if var in self.own_named:
+            raise TransformError(
+                f"{var} is read by the nested function defined here, after it was assigned "
+                f"again (a nested function at line {self.captured_at[var]} read it before); "
+                "the closures would see different values, which is not supported: assign "
+                "the new value to another name", self.origin.filename, self.lineno,
+                "late binding")
         self.emit(nodes.assign(var, nodes.name(current), self.lineno))
         self.versions[var] = var
+        self.own_named.add(var)
 
     def take_own_name(self, var, current):
         """Name `var`'s version `current` as the variable itself, which closures read.
@@ -796,6 +809,7 @@ class _Normalizer:
             self.renames[current] = var
         self.versions[var] = var
         self.bound.add(var)
+        self.own_named.add(var)
 
     def captured_here(self, var):
         """Whether `var`'s version changed because a closure captured it (`capture`), which
