@@ -451,17 +451,18 @@ def check_gradient_call(fn, args, kwargs, positions):
 def held_constant(args, kwargs, positions):
     """The ids of the arrays among the arguments not differentiated (in their containers
     and records too), but for those the differentiated ones reach (in their closures too):
-    calls resolved at run time take them as constants (`runtime.constants`).
+    calls resolved at run time take them as constants (`runtime.constants`) until a
+    differentiation nested in the function starts.
 
     An array object that is one of these has a zero derivative wherever the function
     reads it: pullback never updates an argument in place.
     """
     fixed = [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
-    if not any(type(leaf) is np.ndarray for leaf in kinds.leaves(fixed)):
+    arrays = [leaf for leaf in kinds.leaves(fixed) if type(leaf) is np.ndarray]
+    if not arrays:
         return frozenset()
     reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}
-    return frozenset(id(leaf) for leaf in kinds.leaves(fixed)
-                      if type(leaf) is np.ndarray and id(leaf) not in reached)
+    return frozenset(id(a) for a in arrays if id(a) not in reached)
 
 
 def check_arguments(fn, args):

@@ -19,10 +19,12 @@ import re
 import types
 import weakref
 
+import numpy as np
+
 from ..config import current as current_settings
 from ..errors import TransformError
 from ..rules import registry
-from ..runtime import calls, collector, custom, debugging, dispatch, introspection
+from ..runtime import calls, collector, constants, custom, debugging, dispatch, introspection
 from ..runtime.cotangents import ZERO
 from . import debug_files, emit, reverse, tangent
 from .analysis import interpret, kinds
@@ -255,8 +257,10 @@ def refuse_updates(fn, updated):
 
 
 def new_epoch():
-    """Mark the start of a differentiation requested by the user (see `refresh`)."""
+    """Mark the start of a differentiation requested by the user (see `refresh`); the
+    arrays an enclosing one held constant are released (`runtime.constants`)."""
     _EPOCH[0] += 1
+    constants.release()
 
 
 def refresh(fn, param_kinds, mode=REVERSE):
@@ -447,7 +451,7 @@ def _mode(kinds_key):
 # -- kinds of actual arguments --------------------------------------------------
 
 
-def param_kinds(fn, args, kwargs, active=None):
+def param_kinds(fn, args, kwargs, active=None, held=False):
     """The kind of each parameter and free variable of `fn` called with `args`, `kwargs`
     (of a parameter left to its default, the default's).
 
@@ -456,6 +460,8 @@ def param_kinds(fn, args, kwargs, active=None):
       args, kwargs: the call's arguments.
       active: parameter names that may be active; the other parameters and the
         free variables are constants. None means all may be.
+      held: whether the arrays the running gradient holds constant are constants
+        (`runtime.constants`): for a call resolved at run time.
 
     Raises:
       TypeError: when the arguments do not fit `fn`'s signature.
@@ -464,6 +470,8 @@ def param_kinds(fn, args, kwargs, active=None):
     result = {}
     for name, value in values.items():
         kind = kinds.of_value(value)
+        if held and type(value) is np.ndarray and constants.is_held(value):
+            kind = kinds.constant(kind)
         result[name] = kind if active is None or name in active else kinds.constant(kind)
     return result
 

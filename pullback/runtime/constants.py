@@ -5,6 +5,11 @@ from a weight; holding the data constant, `layer(images)` in a loop over layer
 objects is transformed for constant images, as a direct call is, and makes no
 cotangent for them. An array object that is one of those arguments has no
 derivative wherever it is read, since pullback never updates an argument in place.
+
+Only the calls resolved at run time read them (`transform.param_kinds(..., held=True)`),
+and every differentiation that starts (`transform.new_epoch`) releases them: a `grad`
+nested in the function may differentiate with respect to one of them, and from then on
+the outer one runs without (they are an optimisation).
 """
 
 import contextlib
@@ -19,11 +24,18 @@ def is_held(value):
 
 @contextlib.contextmanager
 def holding(ids):
-    """Within the block, the arrays whose ids are in `ids` are held constant too."""
+    """Within the block, the arrays whose ids are in `ids` are held constant, until
+    `release`."""
     global _held
     before = _held
-    _held = before | ids
+    _held = frozenset(ids)
     try:
         yield
     finally:
         _held = before
+
+
+def release():
+    """Hold no array constant any more."""
+    global _held
+    _held = frozenset()

@@ -47,7 +47,7 @@ def forward(fn, *args, **kwargs):
     target = fn if transformed_as_python(fn) else python_version(fn, len(args), tuple(kwargs))
     if target is None:
         return fn(*args, **kwargs), constant_pullback(1 + len(args) + len(kwargs))
-    kinds = transform.param_kinds(target, args, kwargs)
+    kinds = transform.param_kinds(target, args, kwargs, held=True)
     value, pullback = transform.forward_function(target, kinds, True)(*args, **kwargs)
     return value, argument_pullback(target, args, kwargs, pullback)
 

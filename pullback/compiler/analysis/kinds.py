@@ -14,7 +14,7 @@ import types
 
 import numpy as np
 
-from ...runtime import constants, introspection, records
+from ...runtime import introspection, records
 from ...runtime.cotangents import is_differentiable
 from ...runtime.deferred import Deferred
 
@@ -139,7 +139,7 @@ def of_value(value, depth=0):
     if kind is not None:
         return kind
     if type(value) is np.ndarray:
-        return ARRAY if is_differentiable(value) and not constants.is_held(value) else CONST
+        return ARRAY if is_differentiable(value) else CONST
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
     if isinstance(value, (tuple, list, dict)) or records.is_record(value):
