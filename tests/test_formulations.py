@@ -38,10 +38,6 @@ TINY = {  # shaped like each base's SIZES entries, small enough for a quick test
     "mlp": 4,
     "treelstm": (4, 1, 4, 4),  # one of its trees is a single leaf
 }
-REFUSED = {  # formulations whose gradient pullback refuses: idiomatic code, kept as written
-    "lstm_lists": "TransformError: lstm_lists.py:33: the loop updates hs in place and keeps x, "
-                  "which shares its memory, from one iteration to the next (x = hs[i])",
-}
 SEED = 0
 
 
@@ -96,10 +92,7 @@ def test_same_numbers(name):
     assert abs(value - expected) <= 1e-10 * abs(expected)
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(name, marks=pytest.mark.xfail(strict=True, raises=pullback.TransformError,
-                                               reason=REFUSED[name]))
-    if name in REFUSED else name for name in sorted(FORMULATIONS)])
+@pytest.mark.parametrize("name", sorted(FORMULATIONS))
 def test_gradient(name):
     """pullback's gradient of the formulation, moved into the base's arguments, is the
     base's gradient."""

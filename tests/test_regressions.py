@@ -1457,3 +1457,101 @@ def test_a_closure_reading_a_variable_assigned_again_after_an_earlier_closure_re
     (fuzzer, seed 93001)."""
     with pytest.raises(TransformError, match="x is read by the nested function defined here"):
         pullback.grad(_closure_after_a_reassignment_another_closure_allowed)(0.37)
+
+
+# -- the items of a list or dict apart from the list or dict itself ------------------
+
+
+def _item_kept_then_list_updated(w):
+    hs = [w * 1.0, w * 2.0]
+    x = hs[0]
+    hs[0] = w * 3.0
+    return np.sum(x * hs[0])
+
+
+def _item_kept_then_dict_updated(w):
+    d = {"a": w * 1.0}
+    x = d["a"]
+    d["a"] = w * 3.0
+    return np.sum(x * d["a"])
+
+
+def _item_kept_across_iterations(w):
+    hs = [w, w]
+    x = w
+    for i in range(2):
+        hs[i] = np.tanh(w * x)
+        x = hs[i]
+    return np.sum(x + hs[0])
+
+
+def _item_of_a_loop_result_kept(w):
+    hs = [w * 1.0, w * 2.0]
+    for i in range(2):
+        hs[i] = hs[i] * w
+    x = hs[0]
+    hs[0] = w
+    return np.sum(x * hs[0])
+
+
+def _popped_while_an_item_is_kept(w):
+    hs = [w * 1.0, w * 2.0, w * 3.0]
+    x = hs[1]
+    while len(hs) > 1:
+        hs.pop()
+    return np.sum(x * hs[0])
+
+
+def test_an_item_read_before_its_list_is_updated_keeps_its_value():
+    """`x = hs[i]` then `hs[j] = v`: Python's `x` is still the old item, so reading it
+    is differentiated (a false refusal before: an item shared the list's own memory;
+    lstm_lists was refused for it)."""
+    w = np.array([0.3, -0.7])
+    for fn in (_item_kept_then_list_updated, _item_kept_then_dict_updated,
+               _item_kept_across_iterations, _item_of_a_loop_result_kept,
+               _popped_while_an_item_is_kept):
+        check_grads(fn, (w,), order=2)
+
+
+def _item_updated_in_place_by_a_loop_that_keeps_it(w):
+    hs = [w * 1.0, w * 2.0]
+    x = hs[0]
+    for i in range(2):
+        hs[0] += w
+        x = x * 1.0
+    return np.sum(x + hs[0])
+
+
+def _double_first_in_place(hs):
+    y = hs[0]
+    y *= 2.0
+
+
+def _callee_updates_an_item_in_place(w):
+    a = w * 1.0
+    hs = [a, w]
+    _double_first_in_place(hs)
+    return np.sum(a * w)
+
+
+def _loop_updates_an_item_of_a_captured_list_in_place(w):
+    a = w * 1.0
+    hs = [a, w]
+    for i in range(2):
+        y = hs[0]
+        y *= 2.0
+    return np.sum(a * w)
+
+
+@pytest.mark.parametrize("fn, reader", [
+    (_item_updated_in_place_by_a_loop_that_keeps_it, "x"),
+    (_callee_updates_an_item_in_place, "a"),
+    (_loop_updates_an_item_of_a_captured_list_in_place, "a")])
+def test_an_item_updated_in_place_by_a_callee_or_a_loop_is_seen_by_its_other_names(
+        fn, reader):
+    """A function or loop body updating an item of its list in place (`y = hs[0]; y *= 2`)
+    changes the array the caller's `a` names: the caller's update changes what the list
+    holds, not only the list. The last two gave a silent wrong gradient before (`a`
+    taken as unchanged)."""
+    with pytest.raises(TransformError, match=f"{reader}, which shares its memory"):
+        pullback.grad(fn)(np.array([0.3, -0.7]))

@@ -29,6 +29,8 @@ class Update:
 
     `what` describes it (`x[...] = ...`), `remedy` says how to avoid it. `stmt` is the
     ANF statement making it, where a run-time check of it goes, when it is one.
+    `items`: it may also change, in place, the values `name` holds (a function or loop
+    that updates an item of its parameter).
     """
 
     name: str
@@ -41,6 +43,7 @@ class Update:
     path: tuple = ()
     changed: set = dataclasses.field(default_factory=set)
     stmt: object = None
+    items: bool = False
 
 
 def is_view(fn):
@@ -64,7 +67,9 @@ class Aliases:
 
     Each variable has memory of its own (`own`: the memory an update of it
     changes, which a view shares with the array it views) and memory it holds
-    (`held`: what a list or tuple refers to). Both are sets of root variables.
+    (`held`: what a list or tuple refers to). Both are sets of roots: variables,
+    and `items(name)` for the values a parameter (or a call's result) holds, which
+    an update of the container itself (`xs[i] = v`) does not change.
 
     Args:
       names: the variables the function starts with (its parameters and free
@@ -74,7 +79,7 @@ class Aliases:
 
     def __init__(self, names, arrays=()):
         self.own = {name: {name} for name in names}
-        self.held = {name: set() if name in arrays else {name} for name in names}
+        self.held = {name: set() if name in arrays else {items(name)} for name in names}
         self.reads = collections.defaultdict(list)  # name -> [(position, line, path, stmt)]
         self.uncertain = {}  # name -> the memory it shares only if it is not a number:
         #                      an item of an array of unknown rank, or of a list
@@ -148,6 +153,15 @@ class Aliases:
         if not certain:
             self.uncertain.setdefault(target, set()).update(self.memory(source))
 
+    def item(self, target, source, certain=True):
+        """`target` is an item of `source`, a container (never an array): it shares
+        what `source` holds, not `source`'s own memory, which `source[i] = v` changes.
+        Unless `certain`, it may be a number."""
+        held = self.held.get(source, set())
+        self._set(target, held, held)
+        if not certain:
+            self.uncertain.setdefault(target, set()).update(held)
+
     def container(self, target, items):
         """`target` is a new container holding `items`."""
         self._set(target, {target}, set().union(*map(self.memory, items)))
@@ -168,7 +182,7 @@ class Aliases:
         with its memory once it is."""
         reached = set().union(*map(self.memory, sources))
         reached |= {source for source in sources if source not in self.own}
-        self._set(target, {target} | reached, reached)
+        self._set(target, {target} | reached, reached | {items(target)})
 
     def defined(self, name):
         """`name` has just been defined: the variables holding it by its name (closures
@@ -185,7 +199,8 @@ class Aliases:
         variables `exempt` are about to be replaced with their updated values. With
         `new` None the updated value keeps its name (a function called with it
         updates its parameter), and reading that name afterwards sees the update."""
-        changed = self.own.get(update.name, set())
+        changed = self.own.get(update.name, set()) | (
+            self.held.get(update.name, set()) if update.items else set())
         kept = () if new is None else (update.name, new)
         update.affected = sorted(name for name in self.own
                                  if self.memory(name) & changed
@@ -200,8 +215,16 @@ class Aliases:
                 *map(self.memory, stored)))
 
     def updated(self, names):
-        """The variables among `names` whose own memory an update changed."""
-        return [name for name in names if name in self.changed]
+        """The variables among `names` whose own memory, or what they held to begin
+        with, an update changed; each followed by its `items` root when what it held
+        changed (then a caller's argument for it changes what it holds)."""
+        found = []
+        for name in names:
+            if name in self.changed or items(name) in self.changed:
+                found.append(name)
+            if items(name) in self.changed:
+                found.append(items(name))
+        return found
 
     def conflicts(self):
         """`(update, variable, line, statement)` for each variable read (by that
@@ -220,10 +243,27 @@ class Aliases:
         return bool(self.uncertain.get(name, set()) & update.changed)
 
     def shared(self, name, others):
-        """The first of `others` that may reach memory of `name`'s own, or None."""
-        mine = self.own.get(name, set())
+        """The first of `others` that may reach memory of `name`'s own, or that it
+        holds and an update changed, or None."""
+        mine = self.own.get(name, set()) | (self.held.get(name, set()) & self.changed)
         return next((other for other in others if other != name
                      and mine & self.memory(other)), None)
+
+
+def items(name):
+    """The root standing for the values variable `name` holds when it starts (a
+    parameter) or is made (a call's result), as far as they are not known."""
+    return f"{name}[]"
+
+
+def is_items(root):
+    """Whether `root` is an `items` root; `items_of(root)` is then its variable."""
+    return root.endswith("[]")
+
+
+def items_of(root):
+    """The variable whose held values `items` root `root` stands for."""
+    return root[:-2]
 
 
 def _copied(memory):

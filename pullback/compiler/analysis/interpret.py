@@ -37,7 +37,7 @@ from ...rules import registry
 from ...runtime import calls, custom, introspection, loops, mutation, records, structures
 from ..frontend import flow, parse
 from ..syntax import nodes, operators
-from . import callees, invariance, kinds, updates
+from . import aliases, callees, invariance, kinds, updates
 
 _SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
                "the cotangents of its members; use a list or a tuple")
@@ -92,7 +92,8 @@ class Summary:
       shapes: a token for every variable, equal for variables known to have one
         shape ("scalar" for scalars), or None.
       updated: the parameters and free variables it updates in place (as Python
-        runs it), by the user's names.
+        runs it), by the user's names, each followed by its `aliases.items` root when
+        the values it holds are updated.
       exits: for a loop's body, the variables whose memory each item of the state
         it returns may share, and those it may hold: a pair of sets per item.
       globals_used: the global (or builtin) objects it looked up, by name.
@@ -273,7 +274,7 @@ class Interpreter:
         user = {version: param for param, version in self.entry.items()}
         updated = self.updates.updated(self.params + self.freevars)
         return Summary(self.kind_of(ret.value), self.kinds, self.shapes,
-                       [user.get(p, p) for p in updated], self.updates.reached_by_exits(),
+                       [_user_version(user, p) for p in updated], self.updates.reached_by_exits(),
                        self.callees.globals_used, self.updates.guards)
 
     # -- transfer functions --------------------------------------------------------
@@ -860,6 +861,14 @@ class Interpreter:
     def error(self, message, construct):
         """A TransformError at the line being read."""
         return TransformError(message, self.origin.filename, self.lineno, construct)
+
+
+def _user_version(user, name):
+    """`name` (a version of a parameter, or an `aliases.items` root of one) by the
+    parameter's name (`user`: version -> parameter)."""
+    if aliases.is_items(name):
+        return aliases.items(user.get(aliases.items_of(name), aliases.items_of(name)))
+    return user.get(name, name)
 
 
 def _index_value(index):

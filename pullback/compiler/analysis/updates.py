@@ -93,8 +93,9 @@ class Updates:
                 memory.reaching(name.id, own, held)
             return
         if isinstance(target, nodes.Tuple):
+            share = memory.item if self.is_container(value) else memory.part
             for name in target.elts:
-                memory.part(name.id, value.id)
+                share(name.id, value.id)
             return
         if self.returns(target.id) and isinstance(value, nodes.Tuple) and getattr(
                 self.facts.tree, "loop", False):  # a loop body's exit: (flag, *state)
@@ -123,8 +124,11 @@ class Updates:
             memory.view(target, value.value.id, not self.by_numbers(value.slice))
         elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(
                 value.value, nodes.Name):
-            memory.part(target, value.value.id, not (isinstance(value, nodes.Subscript)
-                                                     and self.by_numbers(value.slice)))
+            certain = not (isinstance(value, nodes.Subscript) and self.by_numbers(value.slice))
+            if isinstance(value, nodes.Subscript) and self.is_container(value.value):
+                memory.item(target, value.value.id, certain)
+            else:
+                memory.part(target, value.value.id, certain)
         elif isinstance(value, (nodes.Tuple, nodes.List, nodes.Set, nodes.Dict)):
             memory.container(target, _names(value.values if isinstance(value, nodes.Dict)
                                             else value.elts))
@@ -158,6 +162,10 @@ class Updates:
         else:
             memory.unknown(target, called + args)
 
+    def is_container(self, atom):
+        """Whether `atom` is known to be a tuple, list or dict (never an array)."""
+        return isinstance(self.facts.kind_of(atom), (kinds.Container, kinds.Items))
+
     def returns(self, name):
         """Whether `name` holds what the function returns."""
         return nodes.is_name(self.facts.tree.body[-1].value, name)
@@ -171,16 +179,19 @@ class Updates:
         item, *params = nodes.parameter_names(body.args)
         outer = dict(zip(params, inits))
         outer[item] = items
-        exits = [(own | {param}, held | {param}) for (own, held), param in zip(exits, params)]
+        exits = [(own | {param}, held | {aliases.items(param)})
+                 for (own, held), param in zip(exits, params)]
 
         def mapped(names, part):
             found = set()
             for name in names:
-                atom = outer.get(name, nodes.name(name) if name in body.captured else None)
+                var = aliases.items_of(name) if aliases.is_items(name) else name
+                atom = outer.get(var, nodes.name(var) if var in body.captured else None)
                 if atom is None:
                     found.add(target)
                 elif isinstance(atom, nodes.Name):
-                    found |= part(atom.id)
+                    found |= (self.aliases.held.get(atom.id, set()) if var != name
+                              else part(atom.id))
             return found
 
         return [(mapped(own, lambda n: self.aliases.own.get(n, set())),
@@ -199,7 +210,9 @@ class Updates:
                    if param in updated and isinstance(init, nodes.Name)]
         changed += [(var, var) for var in set(updated) & set(body.captured)]
         for param, name in changed:
-            if self.aliases.own.get(name, set()) & iterated:
+            reached = self.aliases.own.get(name, set()) | (
+                self.aliases.held.get(name, set()) if aliases.items(param) in updated else set())
+            if reached & iterated:
                 raise self.facts.error(
                     f"the loop updates {_user_name(param)} in place while it iterates over "
                     f"it (or what shares its memory): Python's later items would see the "
@@ -209,12 +222,13 @@ class Updates:
                 var = _user_name(param)
                 self.aliases.update(aliases.Update(
                     init.id, var, self.facts.lineno, "the loop",
-                    f"Update a copy instead: {var} = {var}.copy() before the loop."), target)
+                    f"Update a copy instead: {var} = {var}.copy() before the loop.",
+                    items=aliases.items(param) in updated), target)
         for var in set(updated) & set(body.captured):  # kept their names: after the reads
             self.statement_updates.append(aliases.Update(
                 var, _user_name(var), self.facts.lineno, "the loop",
                 f"Update a copy instead: {_user_name(var)} = {_user_name(var)}.copy() "
-                f"before the loop."))
+                f"before the loop.", items=aliases.items(var) in updated))
 
     def track_call_updates(self, fn, arguments, updated):
         """A call of `fn` that updates its parameters `updated` in place updates the
@@ -228,7 +242,8 @@ class Updates:
                 self.statement_updates.append(aliases.Update(
                     arg.id, var, self.facts.lineno, f"calling {fn.__qualname__}",
                     f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
-                    f"{fn.__qualname__} update a copy of {param}."))
+                    f"{fn.__qualname__} update a copy of {param}.",
+                    items=aliases.items(param) in updated))
 
     def by_numbers(self, index):
         """Whether subscript `index` is made of integers alone (`a[0]`, `a[i, j]`): the
@@ -262,6 +277,8 @@ class Updates:
         if not getattr(self.facts.tree, "loop", False):
             return
         for param in self.aliases.updated(self.facts.params[1:]):
+            if aliases.is_items(param):
+                continue
             position = self.facts.params.index(param) - 1
             for state in self.continuing:
                 others = [a.id for i, a in enumerate(state) if i != position
