@@ -1555,3 +1555,34 @@ def test_an_item_updated_in_place_by_a_callee_or_a_loop_is_seen_by_its_other_nam
     taken as unchanged)."""
     with pytest.raises(TransformError, match=f"{reader}, which shares its memory"):
         pullback.grad(fn)(np.array([0.3, -0.7]))
+
+
+def _closures_stored_in_a_while_then_a_comprehension_reusing_a_name(x, y):
+    fs = []
+    i = 0
+    while i < 2:
+        fs.append(lambda t: t * y)
+        i += 1
+    zs = [x for y in range(2)]
+    return fs[0](x) + fs[1](x) * zs[1]
+
+
+def _closures_stored_in_a_while_reading_a_copy_of_a_parameter(x, y):
+    fs = []
+    i = 0
+    while i < 2:
+        z = y
+        fs.append(lambda t: t * z)  # noqa: B023 (the same z in every iteration)
+        i += 1
+    return fs[0](x) + fs[1](x * x)
+
+
+def test_a_closure_stored_in_a_loop_reading_a_parameter_a_comprehension_shadows():
+    """The comprehension's `y` makes ANF bind the parameter `y` again in the loop body
+    where the lambda reads it (`y = y_1`); that copy of a value the loop never changes
+    was taken for a variable of the iteration, and storing the lambda was refused as
+    late binding (a false refusal)."""
+    check_grads(_closures_stored_in_a_while_then_a_comprehension_reusing_a_name, (0.3, 0.7),
+                order=2)
+    check_grads(_closures_stored_in_a_while_reading_a_copy_of_a_parameter, (0.3, 0.7),
+                order=2)

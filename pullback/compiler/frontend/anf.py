@@ -1174,12 +1174,29 @@ def _check_loop_bodies(statements, local, iteration, origin):
             _check_loop_bodies(stmt.orelse, local, iteration, origin)
         elif getattr(stmt, "loop", False):
             stmt.captured = sorted(scopes.free_names(stmt) & local)
-            own = iteration | set(_parameters(stmt.args)) | {
-                n.id for n in nodes.walk(stmt) if isinstance(n, nodes.Name)
-                and isinstance(n.ctx, nodes.Store)}
+            stored = {n.id for n in nodes.walk(stmt) if isinstance(n, nodes.Name)
+                      and isinstance(n.ctx, nodes.Store)}
+            own = iteration | set(_parameters(stmt.args)) | (
+                stored - _invariant_copies(stmt, stored | set(_parameters(stmt.args))))
             _check_loop_bodies(stmt.body, local, own, origin)
             for inner in stmt.body:
                 _check_escapes(inner, stmt.body, own, origin)
+
+
+def _invariant_copies(body, assigned):
+    """The names loop body `body` assigns only copies of a name it does not assign
+    (`assigned`: the names it stores, and its parameters), as `bind_captured_again`
+    binds a captured parameter's name again: they hold the same value in every
+    iteration, so a closure reading them sees no later value."""
+    copies = collections.defaultdict(list)
+    for node in nodes.walk(body):
+        if isinstance(node, nodes.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], nodes.Name):
+            copies[node.targets[0].id].append(node.value)
+    stores = collections.Counter(n.id for n in nodes.walk(body) if isinstance(n, nodes.Name)
+                                 and isinstance(n.ctx, nodes.Store))
+    return {name for name, values in copies.items() if len(values) == stores[name]
+            and all(isinstance(v, nodes.Name) and v.id not in assigned for v in values)}
 
 
 def _check_escapes(stmt, body, iteration, origin):
