@@ -1586,3 +1586,22 @@ def test_a_closure_stored_in_a_loop_reading_a_parameter_a_comprehension_shadows(
                 order=2)
     check_grads(_closures_stored_in_a_while_reading_a_copy_of_a_parameter, (0.3, 0.7),
                 order=2)
+
+
+def _comprehension_over_a_field_then_extended(x):
+    items = [t for k, t in enumerate(x.a)]
+    items.extend([-0.4, x.b])
+    return sum(items) * x.b
+
+
+def test_a_comprehension_result_extended_in_place_shares_nothing_with_its_source():
+    """A comprehension builds its list with `appended`, which the alias analysis took for
+    an unknown call sharing its arguments' memory, so extending the list in place was
+    refused as an update of the record it was read from (a false refusal, fuzzer). The
+    spec of `appended`, `extended` and `with_item` says they copy (`copy=True`)."""
+    x = Pair(np.array([0.1, 0.2, 0.3]), 0.5)
+    value, gradient = pullback.value_and_grad(_comprehension_over_a_field_then_extended)(x)
+    assert value == pytest.approx((0.6 - 0.4 + 0.5) * 0.5)
+    np.testing.assert_allclose(gradient.a, [0.5, 0.5, 0.5])
+    assert gradient.b == pytest.approx(0.6 - 0.4 + 1.0)
+    check_grads(_comprehension_over_a_field_then_extended, (x,), order=2)

@@ -32,14 +32,14 @@ def _appended_kind(items, value):
     return Items(join(element(items), value))
 
 
-@adjoint(mutation.with_item, result=_updated_kind)
+@adjoint(mutation.with_item, result=_updated_kind, copy=True)
 def with_item(z, x, index, value):
     d[x] = without_item(d[z], index)
     d[value] = written_item(d[z], index, value, z)
     t[z] = mutation.with_item(shaped(t[x], x), index, dense(t[value], value))
 
 
-@adjoint(mutation.appended, result=_appended_kind)
+@adjoint(mutation.appended, result=_appended_kind, copy=True)
 def appended(z, items, value):
     parts = unappend(d[z])
     d[items] = parts[0]
@@ -48,7 +48,8 @@ def appended(z, items, value):
 
 
 @adjoint(mutation.extended, result=lambda items, values: Items(join(element(items),
-                                                                    element(values))))
+                                                                    element(values))),
+         copy=True)
 def extended(z, items, values):
     parts = unconcat(d[z], items, values)
     d[items] = parts[0]

@@ -98,7 +98,8 @@ class Spec:
         positions (a tuple: the numerator of a division). The symbolic zero
         passes through such a primitive unevaluated.
       view: its result may be a view of its first argument.
-      copy: its result is a new container holding what its first argument holds.
+      copy: its result is a new container holding what its first argument holds (and
+        what its other arguments are or hold: `appended(xs, v)`).
       items: its result is a new container of its first argument's items, which
         for an array are views of its rows (`list(x)`, `tuple(x)`).
       shift: how a constant shift `t` of its argument passes through it (one of

@@ -166,9 +166,11 @@ class Aliases:
         """`target` is a new container holding `items`."""
         self._set(target, {target}, set().union(*map(self.memory, items)))
 
-    def copy(self, target, source):
-        """`target` is a new container holding what `source` holds."""
-        self._set(target, {target}, self.held.get(source, set()))
+    def copy(self, target, source, added=()):
+        """`target` is a new container holding what `source` holds, and the values
+        `added` (`appended(xs, v)`)."""
+        self._set(target, {target}, self.held.get(source, set()).union(
+            *map(self.memory, added)))
 
     def reaching(self, target, own, held):
         """`target` is a new value that may share the memory `own` and hold `held` (sets

@@ -153,7 +153,7 @@ class Updates:
         if rule is not None and aliases.is_view(fn) and args:
             memory.part(target, args[0])
         elif rule is not None and aliases.is_copy(fn) and args:
-            memory.copy(target, args[0])
+            memory.copy(target, args[0], args[1:])
         elif rule is not None and aliases.holds_items(fn) and args:
             memory.container(target, args[:1])
         elif fn is not None and (registry.is_nondifferentiable(fn) or rule is not None and
