@@ -3,6 +3,7 @@ exact (orders 1 and 2 against finite differences, and bit for bit where the
 rewrite must not change a number)."""
 
 import ast
+import math
 
 import numpy as np
 import pytest
@@ -635,3 +636,106 @@ def test_a_cached_loop_carries_the_states_cotangents(fn, args):
     assert "reversed(loop_body_cache)" in pullback.source(fn, *args, argnums=floats)
 
     check_grads(fn, args, order=2, argnums=floats)
+
+
+# -- lists a loop updates by index, updated in place (`in_place_lists`) ------------
+
+
+def states_by_index(a, steps=5):
+    xs = [0.0] * (steps + 1)
+    xs[0] = a
+    for t in range(steps):
+        xs[t + 1] = math.sin(a * xs[t]) + xs[t] * xs[max(t - 1, 0)]
+    return xs[steps] + 2.0 * xs[1]
+
+
+def states_by_index_in_a_while(a, steps=5):
+    xs = [a for _ in range(steps + 1)]
+    t = 0
+    while t < steps:
+        if xs[t] > 10.0:
+            break
+        xs[t + 1] = math.cos(a * xs[t]) * xs[t]
+        t += 1
+    return xs[steps] * xs[2]
+
+
+def arrays_of_new_shapes_by_index(w, x, n=4):
+    hs = [None] * n
+    hs[0] = x
+    for i in range(1, n):
+        hs[i] = np.tanh(w @ hs[i - 1] + hs[0])
+    return np.sum(np.stack(hs) ** 2)
+
+
+def list_argument_by_index(xs, a):
+    for t in range(1, len(xs)):
+        xs[t] = xs[t - 1] * a + xs[t]
+    return xs[-1] * xs[1]
+
+
+def old_version_read_whole(a, steps=4):
+    xs = [a for _ in range(steps)]
+    total = 0.0
+    for t in range(steps):
+        total = total + np.sum(np.array(xs)) * a
+        xs[t] = total * a
+    return total + xs[-1]
+
+
+def dict_by_key(a, steps=4):
+    d = {"x": a, "y": 0.5}
+    for t in range(steps):
+        d["y"] = d["y"] * a + d["x"]
+        d["x"] = math.sin(d["y"])
+    return d["x"] * d["y"]
+
+
+def slices_by_index(a, steps=3):
+    xs = [a, a, a, a]
+    for t in range(steps):
+        xs[1:3] = [xs[0] * a, xs[3] + t]
+        xs[0] = xs[1] * xs[2]
+    return xs[0] + xs[1]
+
+
+IN_PLACE_CASES = [
+    ("states_by_index", states_by_index, (0.7,), True),
+    ("states_by_index_in_a_while", states_by_index_in_a_while, (0.7,), True),
+    ("arrays_of_new_shapes_by_index", arrays_of_new_shapes_by_index,
+     (0.3 * np.eye(3) + 0.1, np.array([0.2, -0.4, 0.5])), True),
+    ("old_version_read_whole", old_version_read_whole, (0.3,), False),
+    ("dict_by_key", dict_by_key, (0.4,), True),
+    ("slices_by_index", slices_by_index, (0.6,), True),
+]
+
+
+@pytest.mark.parametrize("name, fn, args, in_place", IN_PLACE_CASES,
+                         ids=[c[0] for c in IN_PLACE_CASES])
+def test_a_list_a_loop_updates_by_index_is_updated_in_place(name, fn, args, in_place):
+    """The forward loop writes into its own copy of the list (`copied`, `with_item_into`)
+    and the pullback's loop into its copy of the list's cotangent (`add_at_into`,
+    `without_item_into`) where nothing reads an earlier version but for its length; a
+    pullback reading the items of an earlier version (`np.array(xs)`) keeps the copies.
+    Dicts and slices go through the same code, which copies them. Orders 1 and 2."""
+    text = pullback.source(fn, *args)
+    assert ("with_item_into(" in text and "copied(" in text) == in_place
+    check_grads(fn, args, order=2)
+
+
+def test_the_pullbacks_loop_updates_its_copy_of_the_lists_cotangent():
+    text = pullback.source(states_by_index, 0.7)
+    assert "add_at_into(without_item_into(dxs_2, t_plus_1)" in text
+    assert "dxs_2 = copied(dxs_2)" in text
+
+
+def test_a_list_passed_in_and_updated_by_a_loop_is_left_as_it_was():
+    xs = [0.5, -0.3, 0.8]
+    value, gradient = pullback.value_and_grad(list_argument_by_index, argnums=(0, 1))(xs, 0.9)
+    assert xs == [0.5, -0.3, 0.8]
+    assert value == list_argument_by_index(list(xs), 0.9)
+    check_grads(list_argument_by_index, ([0.5, -0.3, 0.8], 0.9), order=2)
+
+
+def test_lists_updated_in_place_at_order_three():
+    check_grads(states_by_index, (0.7,), order=3)

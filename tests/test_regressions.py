@@ -1297,7 +1297,7 @@ def test_item_cotangents_added_to_a_list_or_dict_in_combination():
                 order=2)
     check_grads(scalars_in_a_list_updated_by_index, (0.7,), order=2)
     out = pullback.source(scalars_in_a_list_updated_by_index, 0.7, 4)
-    assert "add_at(" in out
+    assert "add_at_into(" in out
 
 
 def _make_inner_gradient(c):

@@ -10,7 +10,7 @@ from pullback import api
 from pullback.compiler import transform
 from pullback.compiler.analysis.kinds import CONST, CONST_ARRAY, CONST_SCALAR, Items
 from pullback.rules import registry
-from pullback.rules.registry import nondifferentiable
+from pullback.rules.registry import declare, nondifferentiable
 from pullback.runtime import (
                   calls,
                   contexts,
@@ -29,6 +29,7 @@ from pullback.runtime import (
 
 nondifferentiable(len, int, bool, round, id, hash, any, all, np.ndim, np.size,
                   np.ndarray.ndim, np.ndarray.size, result=CONST_SCALAR)
+declare(len, np.shape, np.ndim, np.size, structural=(0,))
 nondifferentiable(range, np.shape, np.ndarray.shape, result=Items(CONST_SCALAR))
 nondifferentiable(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.zeros_like,
                   np.ones_like, np.empty_like, result=CONST_ARRAY)

@@ -218,12 +218,12 @@ def identity(z, value, *shape, held=None):
     t[z] = t[value]
 
 
-@adjoint(structures.unindex_all, linear=True)
+@adjoint(structures.unindex_all, linear=True, structural=(1,))
 def unindex_all_(z, gs, x, indices):
     d[gs] = indexed_all(d[z], indices)
 
 
-@adjoint(structures.add_at)
+@adjoint(structures.add_at, structures.add_at_into, structural=(2,))
 def add_at_(z, total, gs, x, indices):
     d[total] = d[z]
     d[gs] = indexed_all(d[z], indices)
@@ -240,7 +240,8 @@ def indexed_all_(z, h, indices):
     d[h] = unindex_all(d[z], h, indices)
 
 
-@adjoint(structures.unindex, summed=(structures.unindex_all, (0, 2)), linear=True)
+@adjoint(structures.unindex, summed=(structures.unindex_all, (0, 2)), linear=True,
+         structural=(1,))
 def unindex(z, g, x, index):
     d[g] = d[z][index]
 
@@ -466,12 +467,12 @@ def reextremum_(z, h, values, extremum):
     d[h] = unextremum(d[z], values, extremum)
 
 
-@adjoint(mutation.without_item, linear=True)
+@adjoint(mutation.without_item, mutation.without_item_into, linear=True)
 def without_item_(z, g, index):
     d[g] = without_item(d[z], index)
 
 
-@adjoint(mutation.written_item, linear=True)
+@adjoint(mutation.written_item, linear=True, structural=(3,), indexed=(0,))
 def written_item_(z, g, index, value, updated):
     d[g] = written_item_adjoint(d[z], g, index, value, updated)
 

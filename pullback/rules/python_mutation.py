@@ -32,7 +32,7 @@ def _appended_kind(items, value):
     return Items(join(element(items), value))
 
 
-@adjoint(mutation.with_item, result=_updated_kind, copy=True)
+@adjoint(mutation.with_item, mutation.with_item_into, result=_updated_kind, copy=True)
 def with_item(z, x, index, value):
     d[x] = without_item(d[z], index)
     d[value] = written_item(d[z], index, value, z)
@@ -62,6 +62,11 @@ def extended(z, items, values):
 def popped(z, items, index=-1):
     d[items] = unpop(d[z], items, index)
     t[z] = mutation.popped(shaped(t[items], items), index)
+
+
+@adjoint(mutation.copied, result=lambda x: x, linear=True, copy=True)
+def copied(z, x):
+    d[x] = d[z]
 
 
 @adjoint(np.copy, np.ndarray.copy, list.copy, dict.copy, result=lambda x, *options: x,

@@ -61,7 +61,7 @@ class _Tangents:
 t = _Tangents()
 
 FACTS = ("linear", "multilinear", "absorbing", "view", "copy", "items", "shift", "summed",
-         "identity", "updates", "implementation", "refused")
+         "identity", "updates", "implementation", "refused", "structural", "indexed")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
@@ -132,6 +132,12 @@ class Spec:
         derivative is not zero: a differentiable argument there is refused when the
         call is transformed, for a primitive, a dropped call or a `custom_vjp` function
         (`compiler.analysis.interpret.Interpreter.check_refused`).
+      structural: the positions of the arguments it reads only for their type and
+        length (a list's, or an array's shape): a loop's earlier versions of a list it
+        updates by index in place (`compiler.optimize.in_place_lists`) give it what they
+        gave before.
+      indexed: the positions of the arguments it reads only at the index it is given
+        (`written_item(g, index, ...)` reads `g[index]`).
     """
 
     primitive: object
@@ -150,6 +156,8 @@ class Spec:
     updates: bool = False
     implementation: object = None
     refused: dict = None
+    structural: tuple = ()
+    indexed: tuple = ()
     _layouts: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):

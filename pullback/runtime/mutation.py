@@ -38,6 +38,27 @@ def with_item(x, index, value):
     return result
 
 
+def copied(x):
+    """A copy of list `x` that a loop then updates in place (`with_item_into`,
+    `without_item_into`, `structures.add_at_into`); anything else as it is, which
+    those update by copying."""
+    return list(x) if type(x) is list else x
+
+
+def with_item_into(x, index, value):
+    """`with_item(x, index, value)`, writing into `x` itself when it is a list and
+    `index` an int: a loop's own copy (`copied`) whose earlier versions nothing reads
+    but for their length (`compiler.optimize.in_place_lists`)."""
+    if type(x) is list and _is_int(index):
+        x[index] = value
+        return x
+    return with_item(x, index, value)
+
+
+def _is_int(index):
+    return type(index) is int or isinstance(index, np.integer)
+
+
 def refuse_if_shared(updated, reader, error):
     """Raise `error` if `reader` may share memory with `updated`, which the function
     updates in place, so that Python would see the update through `reader` (an item
@@ -104,6 +125,15 @@ def without_item(g, index):
     else:
         result[index] = ZERO
     return result if not isinstance(g, tuple) else tuple(result)
+
+
+def without_item_into(g, index):
+    """`without_item(g, index)`, zeroing the item in `g` itself when it is a list and
+    `index` an int (see `with_item_into`)."""
+    if type(g) is list and _is_int(index):
+        g[index] = ZERO
+        return g
+    return without_item(g, index)
 
 
 def written_item(g, index, value, updated):

@@ -11,7 +11,7 @@ transforms. All of them map `ZERO` to `ZERO`.
 import numpy as np
 
 from .cotangents import ZERO, add, any_zero, reshape_like, unbroadcast, unreduce
-from .deferred import row_sum, scatter_add
+from .deferred import concrete, row_sum, scatter_add
 
 
 def unindex(g, x, index):
@@ -111,6 +111,17 @@ def add_at(total, gs, x, indices):
     items = list(total) if isinstance(total, tuple) else total.copy()
     _add_items(items, gs, x, indices)
     return tuple(items) if isinstance(total, tuple) else items
+
+
+def add_at_into(total, gs, x, indices):
+    """`add_at(total, gs, x, indices)`, adding into `total` itself when it and `x` are
+    lists: a loop's own copy of a cotangent (`mutation.copied`) whose earlier versions
+    nothing reads (`compiler.optimize.in_place_lists`). The items are replaced, never
+    changed in place."""
+    if type(total) is list and type(x) is list and gs is not ZERO:
+        _add_items(total, gs, x, indices)
+        return total
+    return add_at(total, gs, x, indices)
 
 
 def unindex_tiles(gs, x, indices, axis):
@@ -392,6 +403,7 @@ def unstack(g, xs, axis=0):
     """The cotangents of the arrays `xs` from the cotangent `g` of `np.stack(xs, axis)`."""
     if g is ZERO:
         return ZERO
+    g = concrete(g)  # a deferred sum made once, not once per item
     return [np.take(g, i, axis=axis) for i in range(len(xs))]
 
 

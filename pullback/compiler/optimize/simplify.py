@@ -5,7 +5,9 @@ is bound once on each path (`ir`). Their bodies are rewritten by general rules t
 fixed point (`rewrite`: sums, products, tuple displays, copies and dead code), and
 each sum is written as Python (`ir.lower`). Then the loops that keep caches of
 values instead of a closure per iteration are written as Python (`loop_caches`),
-their sums over the environment made once after them (`loop_sums`).
+their sums over the environment made once after them (`loop_sums`), and the lists
+they update by index updated in place where no one reads the earlier versions
+(`in_place_lists`).
 The input tree is not modified, so the stage before optimisation stays
 inspectable (`pullback.source(f, optimize=False)`, `lowered`).
 """
@@ -13,6 +15,7 @@ inspectable (`pullback.source(f, optimize=False)`, `lowered`).
 from .. import ir
 from ..syntax import nodes
 from . import rewrite
+from .in_place_lists import update_in_place
 from .loop_caches import lower_loops
 from .slice_chains import bound_values
 
@@ -31,8 +34,8 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
     def optimized(body):
         return ir.lower(rewrite.rewrite(body, context, dead_code), bindings)
 
-    return nodes.replaced(forward, body=lower_loops(_pullbacks(forward.body, optimized),
-                                                    bindings, namer))
+    body = lower_loops(_pullbacks(forward.body, optimized), bindings, namer)
+    return nodes.replaced(forward, body=update_in_place(body, bindings))
 
 
 def lowered(forward, bindings, namer):

@@ -1,0 +1,423 @@
+"""Stage 4 (optimize): a list a loop carries and updates by index, updated in place.
+
+ANF makes `xs[i] = v` a new list (`xs_1 = with_item(xs, i, v)`, see `runtime.mutation`),
+so that every version keeps its value for the pullbacks that read it. A loop that
+updates its list of states by index then copies the list at every step, and its
+pullback copies the list's cotangent at every step (`without_item`, `add_at`): the
+gradient costs time quadratic in the number of steps where the primal's is linear.
+
+Where no one reads a version of the list after the loop's update but for its type
+and length (which an update by an int index does not change), the update may as well
+write into the list. `update_in_place` finds such a loop-carried list `v` and its
+update `t = helper(v, ...)` (a chain of `with_item`, `without_item` and `add_at`,
+each taking the list first) and makes the loop update a copy of its own::
+
+    xs_2 = xs_1                                 xs_2 = copied(xs_1)
+    for t in range_steps:                       for t in range_steps:
+        xs_2_t = xs_2[t]                            xs_2_t = xs_2[t]
+        xs_3 = with_item(xs_2, t_plus_1, v)         xs_3 = with_item_into(xs_2, t_plus_1, v)
+        cache.append((t_plus_1, xs_2, xs_3))        cache.append((t_plus_1, xs_2, xs_3))
+        xs_2 = xs_3                                 xs_2 = xs_3
+
+It holds when, in the loop's body: the list is assigned only by the update or by
+passing the updated list to the next step (`v = t`, or through the tuple a `while`
+loop's step returns); it is read only for an item before the update (`v[k]`, or a
+helper's argument it reads only at an index: `Spec.indexed`), for its type and
+length anywhere (`len`, or a helper's argument it reads only so: `Spec.structural`),
+or into the loop's cache, whose reader, the loop's pullback, reads that item of each
+entry only for its type and length; the updated list is read only so or for an item;
+and neither is read by a function defined in the body. The helpers fall back to
+copying when the list is not a list or the index not an int.
+"""
+
+import builtins
+
+from ...rules import registry
+from ...runtime import mutation, structures
+from ..syntax import nodes
+
+IN_PLACE = {mutation.with_item: mutation.with_item_into,
+            mutation.without_item: mutation.without_item_into,
+            structures.add_at: structures.add_at_into}
+"""Each update's version writing into its first argument."""
+
+
+def update_in_place(statements, bindings):
+    """`statements` (a generated forward function's body, its loops written as Python by
+    `loop_caches`) with each loop's update of a list it carries made in place, on a copy
+    made before the loop, where nothing reads the list's earlier versions but for their
+    type and length (see the module docstring). Loops in pullbacks too."""
+    return _Rewriter(nodes.module(list(statements)), bindings).block(statements)
+
+
+class _Rewriter:
+    def __init__(self, root, bindings):
+        self.root = root
+        self.bindings = bindings
+        names = {bindings.name_of(f): f for f in IN_PLACE}
+        self.updates = {name: f for name, f in names.items() if name is not None}
+        self.reads = _helper_reads(bindings)
+
+    def block(self, statements):
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, (nodes.For, nodes.While)):
+                stmt = nodes.replaced(stmt, body=self.block(stmt.body),
+                                      orelse=self.block(stmt.orelse))
+                out += self.loop(stmt, out)
+            elif isinstance(stmt, (nodes.If, nodes.Try)):
+                out.append(nodes.with_blocks(stmt, self.block))
+            elif isinstance(stmt, nodes.FunctionDef):
+                out.append(nodes.replaced(stmt, body=self.block(stmt.body)))
+            else:
+                out.append(stmt)
+        return out
+
+    def loop(self, stmt, before):
+        """The loop `stmt` with its updates in place, preceded by the copies they update;
+        `before`: the statements of its block before it."""
+        body = _Body(stmt.body)
+        bound = set().union(*(nodes.stores(s) for s in before))
+        consumers = {}  # the list an update updates -> its position in `body.flat`
+        for position, (update, _) in enumerate(body.flat):
+            var = self.updated(update.value) if nodes.single_target(update) else None
+            if var is not None:
+                consumers[var] = None if var in consumers else position  # None: twice
+        defined = {nodes.single_target(body.flat[p][0]) for p in consumers.values()
+                   if p is not None}
+        copies, changed = [], set()
+        for var in consumers:
+            chain = self.chain(body, consumers, var)
+            if not chain or var in defined - {chain[-1][1]} or var not in bound or not (
+                    self.safe(stmt, body, var, chain)):
+                continue
+            changed.update(id(body.flat[p][0]) for p, _ in chain)
+            copies += self.copy(var, before, nodes.lineno_of(stmt))
+        if not changed:
+            return [stmt]
+        return copies + [nodes.replaced(stmt, body=self.rewritten(stmt.body, changed))]
+
+    def copy(self, var, before, lineno):
+        """The statements copying the list `var` before the loop: the copy of another
+        name into `var` just before it (`xs_2 = xs_1`, which nothing after reads) made
+        `xs_2 = copied(xs_1)` in `before` itself, or else `xs_2 = copied(xs_2)`."""
+        helper = nodes.name(self.bindings.object("copied", mutation.copied))
+        for index in range(len(before) - 1, -1, -1):
+            if var in nodes.stores(before[index]):
+                source = before[index].value if nodes.single_target(before[index]) == var else None
+                if nodes.is_name(source) and not any(var in nodes.reads(s)
+                                                     for s in before[index + 1:]):
+                    before[index] = nodes.replaced(before[index],
+                                                   value=nodes.call(helper, [source]))
+                    return []
+                break
+        return [nodes.assign(var, nodes.call(helper, [nodes.name(var)]), lineno)]
+
+    def chain(self, body, consumers, var):
+        """`[(position, name), ...]`: the updates one step makes of the list it carries
+        in `var`, each of the list the one before made (`xs_2 = with_item(xs_1, ...)`,
+        `xs_3 = with_item(xs_2, ...)`); empty when one of them is updated twice."""
+        found, name = [], var
+        while name in consumers:
+            position = consumers[name]
+            if position is None:
+                return []
+            name = nodes.single_target(body.flat[position][0])
+            found.append((position, name))
+            if name == var or any(name == n for _, n in found[:-1]):
+                break
+        return found
+
+    def updated(self, value):
+        """The list a chain of updates `helper(helper(v, ...), ...)` updates, or None."""
+        depth = 0
+        while isinstance(value, nodes.Call) and nodes.is_name(value.func) and (
+                value.func.id in self.updates) and value.args and not value.keywords:
+            value, depth = value.args[0], depth + 1
+        return value.id if depth and nodes.is_name(value) else None
+
+    def safe(self, loop, body, var, chain):
+        """Whether the loop may make the updates `chain` of the list it carries in `var`
+        in place (the module docstring)."""
+        names = [var] + [name for _, name in chain]
+        if isinstance(loop, nodes.For) and var in nodes.stores(loop.target):
+            return False
+        if any(set(names) & nodes.reads(s) for s in loop.orelse):
+            return False
+        updates = {position for position, _ in chain}
+        if not body.assigns_only_by_passing(var, names, updates):
+            return False
+        consumed = dict(zip(names, (position for position, _ in chain)))
+        last = chain[-1][0]
+        for index, (stmt, _) in enumerate(body.flat):
+            for kind, name, detail in _uses(stmt, set(names), self.reads, index in updates):
+                if kind == "item":
+                    reader = name if name in consumed else None
+                    stale = reader is not None and body.after(index, consumed[reader]) and not (
+                        name == var == chain[-1][1] and body.after(index, last))
+                    if stale:
+                        return False
+                elif kind == "cached":
+                    if not self.cache_reads_structure(*detail):
+                        return False
+                elif kind == "passed":
+                    if not body.passes(detail, var, names):
+                        return False
+                elif kind not in ("structural", "update"):
+                    return False
+        return True
+
+    def cache_reads_structure(self, cache, position):
+        """Whether every loop over the list `cache` reads item `position` of each of its
+        entries only for its type and length (and the function it is in reads that
+        name nowhere else), and nothing else reads the list."""
+        readers = 0
+        for function in [self.root] + [n for n in nodes.walk(self.root)
+                                       if isinstance(n, nodes.FunctionDef)]:
+            for node in _own_statements(function.body):
+                if not (isinstance(node, nodes.For) and _iterates(node.iter, cache)):
+                    continue
+                readers += 1
+                if not isinstance(node.target, nodes.Tuple) or position >= len(
+                        node.target.elts) or not nodes.is_name(node.target.elts[position]):
+                    return False
+                name = node.target.elts[position].id
+                inside = [kind for stmt, _ in _Body(node.body).flat
+                          for kind, _, _ in _uses(stmt, {name}, self.reads, False)]
+                everywhere = sum(1 for n in nodes.walk(function) if nodes.is_name(n, name)
+                                 and isinstance(n.ctx, nodes.Load))
+                if len(inside) != everywhere or any(k != "structural" for k in inside):
+                    return False
+        loads = sum(1 for node in nodes.walk(self.root) if nodes.is_name(node, cache)
+                    and isinstance(node.ctx, nodes.Load))
+        appends = sum(1 for node in nodes.walk(self.root) if _appends_to(node, cache))
+        return readers > 0 and loads == readers + appends
+
+    def rewritten(self, statements, changed):
+        """`statements` with the updates `changed` (by id) calling the in-place helpers."""
+        out = []
+        for stmt in statements:
+            if id(stmt) in changed:
+                stmt = nodes.replaced(stmt, value=self.into(stmt.value))
+            elif isinstance(stmt, nodes.If):
+                stmt = nodes.with_blocks(stmt, lambda block: self.rewritten(block, changed))
+            out.append(stmt)
+        return out
+
+    def into(self, value):
+        if not (isinstance(value, nodes.Call) and nodes.is_name(value.func)
+                and value.func.id in self.updates):
+            return value
+        helper = IN_PLACE[self.updates[value.func.id]]
+        return nodes.replaced(value, func=nodes.name(self.bindings.object(helper.__name__, helper)),
+                              args=[self.into(value.args[0]), *value.args[1:]])
+
+
+class _Body:
+    """A loop body's statements in the order they run, each with the branches of the
+    `if` statements it is in (`flat`); loops, functions and `try` statements nested
+    in it are single statements."""
+
+    def __init__(self, statements):
+        self.flat = []
+        self.ifs = 0
+        self.add(statements, ())
+
+    def add(self, statements, path):
+        for stmt in statements:
+            if isinstance(stmt, nodes.If):
+                self.ifs += 1
+                self.flat.append((nodes.expr(stmt.test, nodes.lineno_of(stmt)), path))
+                branch = self.ifs
+                self.add(stmt.body, path + ((branch, 0),))
+                self.add(stmt.orelse, path + ((branch, 1),))
+            else:
+                self.flat.append((stmt, path))
+
+    def after(self, index, position):
+        """Whether the statement at `index` runs after the one at `position` in a step
+        (later, and not in the other branch of an `if`)."""
+        return index > position and _on_one_path(self.flat[index][1], self.flat[position][1])
+
+    def assigns_only_by_passing(self, var, names, updates):
+        """Whether the body assigns the lists `names` (`var` and its updated versions) only
+        by the updates at the positions `updates`, or, for `var`, by passing one of them
+        on to the next step (`passes_to`)."""
+        for index, (stmt, _) in enumerate(self.flat):
+            stored = nodes.stores(stmt) & set(names)
+            if not stored or index in updates and len(stored) == 1:
+                continue
+            if stored != {var} or not self.passes_to(stmt, var, names):
+                return False
+        return True
+
+    def passes_to(self, stmt, var, names):
+        """Whether `stmt` assigns `var` one of the lists `names`: `var = name`, a parallel
+        assignment, or the unpacking of a step's result."""
+        if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+            return False
+        target, value = stmt.targets[0], stmt.value
+        if nodes.is_name(target, var):
+            return nodes.is_name(value) and value.id in names
+        if not isinstance(target, nodes.Tuple):
+            return False
+        position = _position(target, var)
+        if position is None:
+            return False
+        if isinstance(value, nodes.Tuple):
+            return _holds(value, position, names)
+        if not nodes.is_name(value):
+            return False
+        tuples = self.assigned(value.id)
+        return bool(tuples) and all(isinstance(t, nodes.Tuple) and _holds(t, position, names)
+                                    for t in tuples)
+
+    def assigned(self, name):
+        return [stmt.value for stmt, _ in self.flat if nodes.single_target(stmt) == name]
+
+    def passes(self, stmt, var, names):
+        """Whether statement `stmt`, which reads one of the lists `names` into a name or a
+        tuple, passes it on to the next step and nowhere else: `var = name`, a parallel
+        assignment holding it where it assigns `var`, or a tuple holding it where the
+        one statement reading that tuple unpacks it into `var`."""
+        target, value = stmt.targets[0], stmt.value
+        if nodes.is_name(value):
+            return nodes.is_name(target, var)
+        found = {i for i, e in enumerate(value.elts) if set(names) & nodes.reads(e)}
+        if isinstance(target, nodes.Tuple):
+            return found == {_position(target, var)}
+        readers = [s for s, _ in self.flat if target.id in nodes.reads(s)]
+        if len(readers) != 1 or not isinstance(readers[0], nodes.Assign) or not (
+                nodes.is_name(readers[0].value, target.id)) or not isinstance(
+                readers[0].targets[0], nodes.Tuple):
+            return False
+        return found == {_position(readers[0].targets[0], var)}
+
+
+def _uses(stmt, names, reads, is_update):
+    """`(kind, name, detail)` for each read of one of `names` in statement `stmt`: "update"
+    (the list the update `stmt` updates), "item" (an item of it), "structural" (its
+    type and length), "cached" (detail: the cache list and the position in its entry),
+    "passed" (assigned to a name or into a tuple, detail: the statement) or "other"."""
+    if is_update:
+        chain, uses = stmt.value, []
+        while isinstance(chain, nodes.Call) and chain.args:
+            uses += _call_uses(chain, names, reads, skip_first=True)
+            chain = chain.args[0]
+        if nodes.is_name(chain) and chain.id in names:
+            uses.append(("update", chain.id, None))
+        return _with_others(stmt.value, names, uses)
+    if isinstance(stmt, (nodes.FunctionDef, nodes.For, nodes.While, nodes.Try, nodes.With,
+                         nodes.Return)):
+        return [("other", n, None) for n in names if n in nodes.reads(stmt)]
+    cache = _appended_tuple(stmt)
+    if cache is not None:
+        name, entry = cache
+        return _with_others(entry, names, [("cached", e.id, (name, i))
+                                           for i, e in enumerate(entry.elts)
+                                           if nodes.is_name(e) and e.id in names])
+    if isinstance(stmt, nodes.Assign) and len(stmt.targets) == 1 and (
+            nodes.is_name(stmt.value) or isinstance(stmt.value, nodes.Tuple)) and (
+            isinstance(stmt.targets[0], (nodes.Name, nodes.Tuple))):
+        elts = [stmt.value] if nodes.is_name(stmt.value) else stmt.value.elts
+        return _with_others(stmt.value, names, [("passed", e.id, stmt) for e in elts
+                                                if nodes.is_name(e) and e.id in names])
+    return _expression_uses(stmt, names, reads)
+
+
+def _with_others(node, names, uses):
+    """`uses`, and an "other" use for each read of `names` in `node` they do not account for."""
+    loads = sum(1 for n in nodes.walk(node) if isinstance(n, nodes.Name)
+                and isinstance(n.ctx, nodes.Load) and n.id in names)
+    return uses + [("other", None, None)] * max(loads - len(uses), 0)
+
+
+def _expression_uses(node, names, reads):
+    uses = []
+    for parent in nodes.walk(node):
+        if isinstance(parent, nodes.Subscript) and nodes.is_name(parent.value) and (
+                parent.value.id in names) and isinstance(parent.ctx, nodes.Load):
+            uses.append(("item", parent.value.id, None))
+        elif isinstance(parent, nodes.Call):
+            uses += _call_uses(parent, names, reads)
+    return _with_others(node, names, uses)
+
+
+def _call_uses(call, names, reads, skip_first=False):
+    """The reads of `names` as arguments of `call` that its spec says read only their
+    structure or an item; a read in any other argument is "other"."""
+    if call.keywords or not nodes.is_name(call.func):
+        return [("other", n.id, None) for arg in call.args + [k.value for k in call.keywords]
+                for n in nodes.walk(arg) if isinstance(n, nodes.Name) and n.id in names]
+    structural, indexed = reads.get(call.func.id, ((), ()))
+    uses = []
+    for position, arg in enumerate(call.args):
+        if skip_first and position == 0:
+            continue
+        if nodes.is_name(arg) and arg.id in names:
+            kind = ("structural" if position in structural else "item" if position in indexed
+                    else "other")
+            uses.append((kind, arg.id, None))
+    return uses
+
+
+def _helper_reads(bindings):
+    """`{name: (structural, indexed)}` for the functions the generated code reads by
+    name whose specs say which arguments they read only for their structure or an item."""
+    found = {}
+    for spec in registry.specs():
+        if spec.structural or spec.indexed:
+            name = bindings.name_of(spec.primitive)
+            if name is None and getattr(builtins, getattr(spec.primitive, "__name__", ""),
+                                        None) is spec.primitive:
+                name = spec.primitive.__name__  # a builtin read by its own name: `len`
+            if name is not None:
+                found[name] = (spec.structural, spec.indexed)
+    return found
+
+
+def _own_statements(statements):
+    """The statements of a function's body at any depth, not in functions nested in it."""
+    todo = list(statements)
+    for stmt in todo:
+        yield stmt
+        if not isinstance(stmt, nodes.FunctionDef):
+            for field in ("body", "orelse", "finalbody", "handlers"):
+                todo.extend(getattr(stmt, field, None) or [])
+
+
+def _appended_tuple(stmt):
+    """`(cache, entry)` for `cache.append(entry)` with `entry` a tuple display, else None."""
+    if isinstance(stmt, nodes.Expr) and _appends_to(stmt.value, None) and isinstance(
+            stmt.value.args[0], nodes.Tuple):
+        return stmt.value.func.value.id, stmt.value.args[0]
+    return None
+
+
+def _appends_to(node, cache):
+    return (isinstance(node, nodes.Call) and isinstance(node.func, nodes.Attribute)
+            and node.func.attr == "append" and nodes.is_name(node.func.value)
+            and (cache is None or node.func.value.id == cache) and len(node.args) == 1)
+
+
+def _iterates(node, cache):
+    """Whether `node`, a for loop's iterable, is `cache` or `reversed(cache)`."""
+    if nodes.is_name(node, cache):
+        return True
+    return (isinstance(node, nodes.Call) and nodes.is_name(node.func, "reversed")
+            and len(node.args) == 1 and nodes.is_name(node.args[0], cache))
+
+
+def _position(target, name):
+    found = [i for i, e in enumerate(target.elts) if nodes.is_name(e, name)]
+    return found[0] if len(found) == 1 else None
+
+
+def _holds(display, position, names):
+    return position < len(display.elts) and nodes.is_name(display.elts[position]) and (
+        display.elts[position].id in names)
+
+
+def _on_one_path(path, other):
+    sides = dict(path)
+    return all(sides.get(branch, side) == side for branch, side in other)
