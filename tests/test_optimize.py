@@ -739,3 +739,19 @@ def test_a_list_passed_in_and_updated_by_a_loop_is_left_as_it_was():
 
 def test_lists_updated_in_place_at_order_three():
     check_grads(states_by_index, (0.7,), order=3)
+
+
+def test_lists_updated_in_place_forward_over_reverse():
+    """`hvp` runs the tangent code of the forward and pullback that update lists in
+    place: the Hessian-vector product agrees with the gradients' finite differences."""
+    w, x = 0.3 * np.eye(3) + 0.1, np.array([0.2, -0.4, 0.5])
+    v = np.array([0.3, 0.1, -0.2])
+
+    def f(x):
+        return arrays_of_new_shapes_by_index(w, x)
+
+    gradient = pullback.grad(f)
+    expected = (gradient(x + 1e-6 * v) - gradient(x - 1e-6 * v)) / 2e-6
+    np.testing.assert_allclose(pullback.hvp(f, x, v), expected, rtol=1e-6)
+    assert pullback.jvp(pullback.grad(states_by_index), (0.7,), (1.0,))[1] == pytest.approx(
+        pullback.hessian(states_by_index)(0.7))
