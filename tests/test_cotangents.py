@@ -355,3 +355,21 @@ def test_matmuls_cotangents_are_its_transposes(a_shape, b_shape):
     left, right = np.asarray(matmul_left(g, a, b)), np.asarray(matmul_right(g, a, b))
     assert np.isclose(np.sum(g * (da @ b)), np.sum(left * da))
     assert np.isclose(np.sum(g * (a @ db)), np.sum(right * db))
+
+
+@pytest.mark.parametrize("shape, rows", [((6, 3), [0, 2, 2, 5, 1]), ((8,), [3, 3, 0, 7]),
+                                         ((200, 40), [5, 17, 5, 199])])
+def test_rows_read_one_by_one_are_scattered_at_once(shape, rows):
+    """`unindex_all` of a loop's cotangents of single rows (ints, repeated ones added)
+    stacks them and scatters once (or defers the stacked rows of a large table); the
+    numbers are those of the rows' scatters added one by one."""
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal(shape)
+    gs = [rng.standard_normal(shape[1:]) if len(shape) > 1 else float(rng.standard_normal())
+          for _ in rows]
+    gs[1] = ZERO
+    expected = np.zeros(shape)
+    for g, row in zip(gs, rows):
+        if g is not ZERO:
+            expected[row] += g
+    np.testing.assert_allclose(np.asarray(unindex_all(gs, x, rows)), expected)

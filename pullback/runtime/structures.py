@@ -58,6 +58,15 @@ def unindex_all(gs, x, indices):
         for g, index in zip(gs, indices):
             total[index] = g
         return total
+    rows = _rows(gs, x, indices) if type(x) is np.ndarray and len(gs) > 2 else None
+    if rows is not None:
+        index, values = rows
+        deferred = row_sum(values, x, index)
+        if deferred is not None:
+            return deferred
+        total = np.zeros(x.shape, np.promote_types(x.dtype, values.dtype))
+        scatter_add(total, index, values)
+        return total
     total = ZERO
     for g, index in zip(gs, indices):
         if g is ZERO:
@@ -150,6 +159,26 @@ def unindex_tiles(gs, x, indices, axis):
     except (TypeError, ValueError):
         return unindex_all(gs, x, indices)
     return joined if joined.shape == shape else unindex_all(gs, x, indices)
+
+
+def _rows(gs, x, indices):
+    """`(index, values)`: the rows `gs` (not `ZERO`) of array `x` at the int `indices`
+    stacked, to scatter at once (a loop's cotangents of the rows it read, each row
+    its own term, `loop_sums`); None when they are not all such rows."""
+    row_shape = x.shape[1:]
+    kept, at = [], []
+    for g, index in zip(gs, indices):
+        if g is ZERO:
+            continue
+        if not (type(index) is int or isinstance(index, np.integer)) or not (
+                type(g) is np.ndarray and g.shape == row_shape
+                or not row_shape and type(g) is float):
+            return None
+        kept.append(g)
+        at.append(index)
+    if not kept:
+        return None
+    return np.array(at, dtype=np.intp), np.stack(kept) if row_shape else np.array(kept)
 
 
 def _tile(gs, x, indices):
