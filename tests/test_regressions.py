@@ -6,6 +6,7 @@ Each case gives its true value and gradient, worked out by hand, and is checked 
 """
 
 import collections
+import contextlib
 import dataclasses
 import math
 
@@ -1605,3 +1606,22 @@ def test_a_comprehension_result_extended_in_place_shares_nothing_with_its_source
     np.testing.assert_allclose(gradient.a, [0.5, 0.5, 0.5])
     assert gradient.b == pytest.approx(0.6 - 0.4 + 1.0)
     check_grads(_comprehension_over_a_field_then_extended, (x,), order=2)
+
+
+def _a_with_block_in_a_closure_defined_in_a_handler(x):
+    y = x * 2.0
+    try:
+        y = y + 1.0
+    except ValueError:
+        def g(t):
+            with contextlib.nullcontext():
+                return t * x
+        y = g(y)
+    return y * x
+
+
+def test_a_compound_statement_in_a_closure_the_forward_keeps_is_indented():
+    """A `def` in an `except` handler is emitted statement by statement; a `with` in it was
+    written as one line of several, the second not indented: an IndentationError when
+    the generated code compiled (fuzzer, seed 100001)."""
+    check_grads(_a_with_block_in_a_closure_defined_in_a_handler, (0.7,), order=2)

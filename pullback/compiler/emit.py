@@ -147,7 +147,8 @@ class _Renderer:
         else:
             if isinstance(stmt, ast.Assign) and isinstance(stmt.value, ast.Lambda):
                 self.closures[len(self.lines)] = stmt.value
-            self.add(ast.unparse(stmt), indent, lineno)
+            for line in ast.unparse(stmt).splitlines():  # a compound one (`with`): several
+                self.add(line, indent, lineno)
 
 
 def _assigned_names(target):

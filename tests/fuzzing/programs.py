@@ -1010,6 +1010,12 @@ class Generator:
             return f"{var.name}.append({self.scalar(sc)})"
         if form == 1 and var.length:
             op = self.one_of(("=", "+=", "*="))
+            counters = sc.of(INT) if sc.loop else []
+            if counters and self.chance(50):  # by the loop's counter: a list of states
+                i = self.one_of(counters).name
+                read = f"{var.name}[{i} % {var.length}]"
+                value = f"{read} * {wrap(self.scalar(sc))}" if self.chance(50) else self.scalar(sc)
+                return f"{var.name}[({i} + {self.pick(3)}) % {var.length}] {op} {value}"
             return f"{var.name}[{self.index(var.length)}] {op} {self.scalar(sc)}"
         if form == 2:
             var.length += 2 * sc.top
