@@ -51,6 +51,10 @@ def update_in_place(statements, bindings):
 
 
 class _Rewriter:
+    """The rewrite of one forward function, `root` (read whole to find each cache's
+    reader); `updates` are the generated names of the copying updates, `reads` what the
+    helpers' specs say they read of their arguments (`_helper_reads`)."""
+
     def __init__(self, root, bindings):
         self.root = root
         self.bindings = bindings
@@ -59,6 +63,7 @@ class _Rewriter:
         self.reads = _helper_reads(bindings)
 
     def block(self, statements):
+        """`statements` rewritten, the loops nested in a loop before it."""
         out = []
         for stmt in statements:
             if isinstance(stmt, (nodes.For, nodes.While)):
@@ -205,6 +210,7 @@ class _Rewriter:
         return out
 
     def into(self, value):
+        """The chain of updates `value` calling the versions writing into the list."""
         if not (isinstance(value, nodes.Call) and nodes.is_name(value.func)
                 and value.func.id in self.updates):
             return value
@@ -224,6 +230,7 @@ class _Body:
         self.add(statements, ())
 
     def add(self, statements, path):
+        """Add `statements`, in the branches `path`, an `if`'s test before its branches."""
         for stmt in statements:
             if isinstance(stmt, nodes.If):
                 self.ifs += 1
@@ -273,6 +280,7 @@ class _Body:
                                     for t in tuples)
 
     def assigned(self, name):
+        """The values the body assigns to `name` (`name = value`)."""
         return [stmt.value for stmt, _ in self.flat if nodes.single_target(stmt) == name]
 
     def passes(self, stmt, var, names):
