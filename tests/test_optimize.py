@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from test_regressions import scalars_in_a_list_updated_by_index
 
 import pullback
 from pullback.compiler import transform
@@ -641,14 +642,6 @@ def test_a_cached_loop_carries_the_states_cotangents(fn, args):
 # -- lists a loop updates by index, updated in place (`in_place_lists`) ------------
 
 
-def states_by_index(a, steps=5):
-    xs = [0.0] * (steps + 1)
-    xs[0] = a
-    for t in range(steps):
-        xs[t + 1] = math.sin(a * xs[t]) + xs[t] * xs[max(t - 1, 0)]
-    return xs[steps] + 2.0 * xs[1]
-
-
 def states_by_index_in_a_while(a, steps=5):
     xs = [a for _ in range(steps + 1)]
     t = 0
@@ -700,7 +693,7 @@ def slices_by_index(a, steps=3):
 
 
 IN_PLACE_CASES = [
-    ("states_by_index", states_by_index, (0.7,), True),
+    ("states_by_index", scalars_in_a_list_updated_by_index, (0.7,), True),
     ("states_by_index_in_a_while", states_by_index_in_a_while, (0.7,), True),
     ("arrays_of_new_shapes_by_index", arrays_of_new_shapes_by_index,
      (0.3 * np.eye(3) + 0.1, np.array([0.2, -0.4, 0.5])), True),
@@ -724,7 +717,7 @@ def test_a_list_a_loop_updates_by_index_is_updated_in_place(name, fn, args, in_p
 
 
 def test_the_pullbacks_loop_updates_its_copy_of_the_lists_cotangent():
-    text = pullback.source(states_by_index, 0.7)
+    text = pullback.source(scalars_in_a_list_updated_by_index, 0.7)
     assert "add_at_into(without_item_into(dxs_2, t_plus_1)" in text
     assert "dxs_2 = copied(dxs_2)" in text
 
@@ -738,7 +731,7 @@ def test_a_list_passed_in_and_updated_by_a_loop_is_left_as_it_was():
 
 
 def test_lists_updated_in_place_at_order_three():
-    check_grads(states_by_index, (0.7,), order=3)
+    check_grads(scalars_in_a_list_updated_by_index, (0.7,), order=3)
 
 
 def test_lists_updated_in_place_forward_over_reverse():
@@ -753,5 +746,6 @@ def test_lists_updated_in_place_forward_over_reverse():
     gradient = pullback.grad(f)
     expected = (gradient(x + 1e-6 * v) - gradient(x - 1e-6 * v)) / 2e-6
     np.testing.assert_allclose(pullback.hvp(f, x, v), expected, rtol=1e-6)
-    assert pullback.jvp(pullback.grad(states_by_index), (0.7,), (1.0,))[1] == pytest.approx(
-        pullback.hessian(states_by_index)(0.7))
+    states = scalars_in_a_list_updated_by_index
+    assert pullback.jvp(pullback.grad(states), (0.7,), (1.0,))[1] == pytest.approx(
+        pullback.hessian(states)(0.7))

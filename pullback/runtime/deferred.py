@@ -237,7 +237,7 @@ def row_sum(g, x, index):
         if index.ndim != 1 or index.dtype.kind not in "iu":
             return None
         count = index.size
-    elif type(index) is int or isinstance(index, np.integer):
+    elif is_int(index):
         count = 1
     else:
         return None
@@ -246,6 +246,11 @@ def row_sum(g, x, index):
             or not _deferrable(count * (math.prod(row_shape) + 1), x.size)):
         return None
     return RowSum(x.shape, np.promote_types(x.dtype, g.dtype), (index, g), count)
+
+
+def is_int(index):
+    """Whether `index` is one int (Python's or NumPy's, not a bool)."""
+    return type(index) is int or isinstance(index, np.integer)
 
 
 def scatter_add(out, index, g):

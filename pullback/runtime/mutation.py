@@ -18,6 +18,7 @@ import numpy as np
 
 from ..errors import TransformError
 from .cotangents import ZERO, is_differentiable, rebroadcast, unbroadcast
+from .deferred import is_int
 from .structures import unindex
 
 
@@ -49,14 +50,10 @@ def with_item_into(x, index, value):
     """`with_item(x, index, value)`, writing into `x` itself when it is a list and
     `index` an int: a loop's own copy (`copied`) whose earlier versions nothing reads
     but for their length (`compiler.optimize.in_place_lists`)."""
-    if type(x) is list and _is_int(index):
+    if type(x) is list and is_int(index):
         x[index] = value
         return x
     return with_item(x, index, value)
-
-
-def _is_int(index):
-    return type(index) is int or isinstance(index, np.integer)
 
 
 def refuse_if_shared(updated, reader, error):
@@ -130,7 +127,7 @@ def without_item(g, index):
 def without_item_into(g, index):
     """`without_item(g, index)`, zeroing the item in `g` itself when it is a list and
     `index` an int (see `with_item_into`)."""
-    if type(g) is list and _is_int(index):
+    if type(g) is list and is_int(index):
         g[index] = ZERO
         return g
     return without_item(g, index)

@@ -11,7 +11,7 @@ transforms. All of them map `ZERO` to `ZERO`.
 import numpy as np
 
 from .cotangents import ZERO, add, any_zero, reshape_like, unbroadcast, unreduce
-from .deferred import concrete, row_sum, scatter_add
+from .deferred import concrete, is_int, row_sum, scatter_add
 
 
 def unindex(g, x, index):
@@ -170,7 +170,7 @@ def _rows(gs, x, indices):
     for g, index in zip(gs, indices):
         if g is ZERO:
             continue
-        if not (type(index) is int or isinstance(index, np.integer)) or not (
+        if not is_int(index) or not (
                 type(g) is np.ndarray and g.shape == row_shape
                 or not row_shape and type(g) is float):
             return None

@@ -150,7 +150,8 @@ class _Rewriter:
         if any(set(names) & nodes.reads(s) for s in loop.orelse):
             return False
         updates = {position for position, _ in chain}
-        if not body.assigns_only_by_passing(var, names, updates):
+        if not body.assigns_only_by_passing(var, names, updates) or not (
+                body.carries(var, min(updates))):
             return False
         consumed = dict(zip(names, (position for position, _ in chain)))
         last = chain[-1][0]
@@ -258,6 +259,19 @@ class _Body:
                 return False
         return True
 
+    def carries(self, var, first):
+        """Whether the step passes the list on to the next one in `var` (it assigns `var`
+        after its first update, at `first`), and no statement leaving the step (`break`,
+        `continue`, `return`, `raise`) runs between that update and the last such
+        assignment: a later step, or the code after the loop, reads `var` as updated."""
+        passing = [i for i, (stmt, _) in enumerate(self.flat)
+                   if var in nodes.stores(stmt) and self.after(i, first) or i == first
+                   and nodes.single_target(stmt) == var]
+        if not passing:
+            return False
+        return not any(isinstance(stmt, _LEAVING) and self.after(i, first) and i < passing[-1]
+                       for i, (stmt, _) in enumerate(self.flat))
+
     def passes_to(self, stmt, var, names):
         """Whether `stmt` assigns `var` one of the lists `names`: `var = name`, a parallel
         assignment, or the unpacking of a step's result."""
@@ -300,6 +314,9 @@ class _Body:
                 readers[0].targets[0], nodes.Tuple):
             return False
         return found == {_position(readers[0].targets[0], var)}
+
+
+_LEAVING = (nodes.Break, nodes.Continue, nodes.Return, nodes.Raise)
 
 
 def _uses(stmt, names, reads, is_update):
