@@ -268,6 +268,7 @@ RIGHT_PRODUCTS = [
     ([(2, 4), (5, 4), (1, 4)], (4, 3)),  # batches of several sizes
     ([(4,), (4,), (4,)], (4, 3)),  # vectors: stacked
     ([(2, 4), (3, 4)], (4,)),  # matrix times vector
+    ([(48, 64), None, (40, 64), (48, 64)], (64,)),  # large matrices times a vector: one by one
     ([(4,), (4,)], (4,)),  # inner products: scalar cotangents
     ([(2, 2, 4), (1, 2, 4)], (4, 3)),  # batched: one product per step
     ([(4,), (2, 4)], (4, 3)),  # mixed ranks: one product per step
@@ -280,6 +281,7 @@ LEFT_PRODUCTS = [
     ([(4, 2), (4, 5), (4, 1)], (3, 4)),
     ([(4,), (4,), (4,)], (3, 4)),
     ([(4, 2), (4, 3)], (4,)),  # vector times matrix
+    ([(64, 48), (64, 40), None], (64,)),  # a vector times large matrices: one by one
     ([(4,), (4,)], (4,)),
     ([(2, 4, 2), (1, 4, 2)], (3, 4)),  # batched: one product per step
     ([(4,), (4, 2)], (3, 4)),

@@ -601,6 +601,8 @@ def matmul_left_all(gs, a, bs):
     as a person forms a weight's gradient over the steps."""
     terms = tuple((g, b) for g, b in zip(gs, bs) if g is not ZERO)
     rank = stacked_rank(terms, a)
+    if rank == 2 and a.ndim == 1 and _copies_more(terms):
+        return _products_sum(np.dot(b, g) for g, b in terms)
     if rank == 2:
         return matmul_left(np.concatenate([g for g, _ in terms], axis=-1), a,
                            np.concatenate([b for _, b in terms], axis=1))
@@ -617,12 +619,41 @@ def matmul_right_all(gs, as_, b):
     person forms a weight's gradient over the steps."""
     terms = tuple((g, a) for g, a in zip(gs, as_) if g is not ZERO)
     rank = stacked_rank(terms, b)
+    if rank == 2 and b.ndim == 1 and _copies_more(terms):
+        return _products_sum(np.dot(g, a) for g, a in terms)
     if rank == 2:
         return matmul_right(np.concatenate([g for g, _ in terms]),
                             np.concatenate([a for _, a in terms]), b)
     if rank == 1:
         return matmul_right(np.stack([g for g, _ in terms]), np.stack([a for _, a in terms]), b)
     return add_all(tuple(matmul_right(g, a, b) for g, a in terms))
+
+
+# Matrices of this many numbers or more are multiplied one by one rather than stacked
+# when the products are matrix-vector products (`_copies_more`).
+STACKED = 2048
+
+
+def _copies_more(terms):
+    """For products of one vector with several matrices (`terms`' operands): whether
+    setting the matrices side by side copies more than it saves. The sum of the
+    products is a vector, so one product of them all is a matrix-vector product as
+    bound by reading the matrices as each of theirs; stacking pays only when the
+    matrices are so small that a call costs more than copying one (treelstm_paper's
+    ten gate weights, each read by one vector per node: 64 x 64 each)."""
+    return terms[0][1].size >= STACKED
+
+
+def _products_sum(products):
+    """The sum of the new arrays `products`, added into the first."""
+    products = iter(products)
+    total = next(products)
+    for product in products:
+        if product.dtype == total.dtype:
+            total += product
+        else:
+            total = total + product
+    return total
 
 
 def stacked_rank(terms, fixed):
