@@ -1625,3 +1625,101 @@ def test_a_compound_statement_in_a_closure_the_forward_keeps_is_indented():
     written as one line of several, the second not indented: an IndentationError when
     the generated code compiled (fuzzer, seed 100001)."""
     check_grads(_a_with_block_in_a_closure_defined_in_a_handler, (0.7,), order=2)
+
+
+# -- updates in place of what the function did not make --------------------------------
+
+SCALE = np.array([1.0, 2.0, 3.0])
+
+
+def _global_updated_through_a_local_name_then_read(x):
+    r = SCALE
+    r *= 2.0
+    return np.sum(r * x) + np.sum(SCALE * x)
+
+
+def _global_updated_through_a_local_name(x):
+    r = SCALE
+    r += x
+    return np.sum(r * x)
+
+
+def _doubled_in_place_times(v, x):
+    v *= 2.0
+    return v * x
+
+
+def _global_passed_to_a_function_updating_it(x):
+    return np.sum(_doubled_in_place_times(SCALE, x))
+
+
+@pytest.mark.parametrize("fn", [_global_updated_through_a_local_name_then_read,
+                                _global_updated_through_a_local_name,
+                                _global_passed_to_a_function_updating_it])
+def test_an_update_in_place_of_a_global_through_another_name_is_refused(fn):
+    """`r = SCALE; r *= 2.0` changes the module's `SCALE` in Python, for the reads after
+    it and for every later call; the derivative, which makes every update a new value,
+    changed nothing, so the first gave a silent wrong value and gradient (3 where Python
+    gives 6 times the sum). A global's memory is now a root of the alias analysis, and
+    no update may change it (`SCALE[0] = ...` was refused already). A call without
+    differentiable arguments runs as Python runs it, updates included, and stays
+    allowed."""
+    before = SCALE.copy()
+    with pytest.raises(TransformError, match="SCALE") as raised:
+        pullback.grad(fn)(np.array([0.3, 0.5, 0.7]))
+    assert raised.value.filename == __file__
+    np.testing.assert_array_equal(SCALE, before)
+
+
+def _copy_of_a_global_updated(x):
+    r = SCALE.copy()
+    r *= 2.0
+    return np.sum(r * x) + np.sum(SCALE * x)
+
+
+def test_an_update_of_a_copy_of_a_global_is_differentiated():
+    x = np.array([0.3, 0.5, 0.7])
+    value, gradient = pullback.value_and_grad(_copy_of_a_global_updated)(x)
+    assert value == pytest.approx(3.0 * np.sum(SCALE * x))
+    np.testing.assert_allclose(gradient, 3.0 * SCALE)
+    check_grads(_copy_of_a_global_updated, (x,), order=2)
+
+
+def _first_item_updated(x):
+    s = x[0]
+    s += 1.0
+    return s * np.sum(x)
+
+
+def test_an_item_of_a_vector_updated_in_place_is_a_number():
+    """`s = x[0]; s += 1.0` rebinds `s` when `x` is a vector (an item is a number) and
+    changes `x` when it is a matrix (an item is a row, a view). The kinds carry no rank,
+    so it was refused for both (a false refusal for vectors); the forward now checks
+    the values before the update, as it did for a reader that may be such an item."""
+    x = np.array([0.3, 0.5, 0.7])
+    value, gradient = pullback.value_and_grad(_first_item_updated)(x)
+    assert value == pytest.approx(1.3 * 1.5)
+    np.testing.assert_allclose(gradient, [1.5 + 1.3, 1.3, 1.3])
+    check_grads(_first_item_updated, (x,), order=2)
+    with pytest.raises(TransformError, match="x, which shares its memory"):
+        pullback.grad(_first_item_updated)(np.ones((2, 2)))
+
+
+CALLS = np.zeros(1)
+
+
+def _count_in_place(counts):
+    counts += 1.0
+
+
+def _counted_square(x):
+    _count_in_place(CALLS)
+    return x * x
+
+
+def test_a_call_without_differentiable_arguments_updates_a_global_as_python_does():
+    """The boundary of the refusal above: a call with nothing to differentiate runs as
+    written, so its update of the global is Python's."""
+    before = CALLS[0]
+    assert pullback.grad(_counted_square)(3.0) == pytest.approx(6.0)
+    assert CALLS[0] == before + 1.0

@@ -602,7 +602,7 @@ def matmul_left_all(gs, a, bs):
     terms = tuple((g, b) for g, b in zip(gs, bs) if g is not ZERO)
     rank = stacked_rank(terms, a)
     if rank == 2 and a.ndim == 1 and _copies_more(terms):
-        return _products_sum(np.dot(b, g) for g, b in terms)
+        return add_all(tuple(np.dot(b, g) for g, b in terms))
     if rank == 2:
         return matmul_left(np.concatenate([g for g, _ in terms], axis=-1), a,
                            np.concatenate([b for _, b in terms], axis=1))
@@ -620,7 +620,7 @@ def matmul_right_all(gs, as_, b):
     terms = tuple((g, a) for g, a in zip(gs, as_) if g is not ZERO)
     rank = stacked_rank(terms, b)
     if rank == 2 and b.ndim == 1 and _copies_more(terms):
-        return _products_sum(np.dot(g, a) for g, a in terms)
+        return add_all(tuple(np.dot(g, a) for g, a in terms))
     if rank == 2:
         return matmul_right(np.concatenate([g for g, _ in terms]),
                             np.concatenate([a for _, a in terms]), b)
@@ -631,29 +631,18 @@ def matmul_right_all(gs, as_, b):
 
 # Matrices of this many numbers or more are multiplied one by one rather than stacked
 # when the products are matrix-vector products (`_copies_more`).
-STACKED = 2048
+STACKED = 4096
 
 
 def _copies_more(terms):
     """For products of one vector with several matrices (`terms`' operands): whether
     setting the matrices side by side copies more than it saves. The sum of the
-    products is a vector, so one product of them all is a matrix-vector product as
-    bound by reading the matrices as each of theirs; stacking pays only when the
-    matrices are so small that a call costs more than copying one (treelstm_paper's
-    ten gate weights, each read by one vector per node: 64 x 64 each)."""
+    products is a vector, and a matrix-vector product is bound by reading the
+    matrix, so one product of them all reads as much as theirs, after copying them;
+    stacking pays only for matrices so small that a call costs more than a copy
+    (a TreeLSTM's gate weights read by one state per node, an RNN's by one input per
+    step)."""
     return terms[0][1].size >= STACKED
-
-
-def _products_sum(products):
-    """The sum of the new arrays `products`, added into the first."""
-    products = iter(products)
-    total = next(products)
-    for product in products:
-        if product.dtype == total.dtype:
-            total += product
-        else:
-            total = total + product
-    return total
 
 
 def stacked_rank(terms, fixed):

@@ -58,14 +58,18 @@ def with_item_into(x, index, value):
 
 def refuse_if_shared(updated, reader, error):
     """Raise `error` if `reader` may share memory with `updated`, which the function
-    updates in place, so that Python would see the update through `reader` (an item
-    of an array, which is a number or a view by the array's rank). Numbers share
-    nothing; anything but two arrays is taken to share."""
-    if isinstance(reader, (float, int, np.generic)):
+    updates in place, so that Python would see the update through `reader` (either
+    may be an item of an array, which is a number or a view by the array's rank).
+    Numbers share nothing, and an update of one changes nothing; anything but two
+    arrays is taken to share."""
+    if isinstance(reader, _NUMBERS) or isinstance(updated, _NUMBERS):
         return
     if not (isinstance(reader, np.ndarray) and isinstance(updated, np.ndarray)
             and not np.may_share_memory(updated, reader)):
         raise error
+
+
+_NUMBERS = (float, int, complex, np.generic)
 
 
 def refuse_repetition(count, error):

@@ -75,11 +75,15 @@ class Aliases:
       names: the variables the function starts with (its parameters and free
         variables), each with memory of its own.
       arrays: those of them known to be arrays, which hold no other values.
+      outside: the module globals it reads that an update could change, each with
+        memory of its own, which no update may change (`outside_changed`).
     """
 
-    def __init__(self, names, arrays=()):
-        self.own = {name: {name} for name in names}
-        self.held = {name: set() if name in arrays else {items(name)} for name in names}
+    def __init__(self, names, arrays=(), outside=()):
+        self.own = {name: {name} for name in [*names, *outside]}
+        self.held = {name: set() if name in arrays else {items(name)}
+                     for name in [*names, *outside]}
+        self.outside = {root for name in outside for root in (name, items(name))}
         self.reads = collections.defaultdict(list)  # name -> [(position, line, path, stmt)]
         self.uncertain = {}  # name -> the memory it shares only if it is not a number:
         #                      an item of an array of unknown rank, or of a list
@@ -241,8 +245,16 @@ class Aliases:
 
     def only_maybe(self, update, name):
         """Whether `name` may reach memory `update` changed through an item that may be a
-        number (`view` or `part`, not `certain`): then only running tells."""
-        return bool(self.uncertain.get(name, set()) & update.changed)
+        number (`view` or `part`, not `certain`), or the value updated may itself be
+        such an item (`s = x[0]; s += 1.0` changes nothing when `x` is a vector): then
+        only running tells."""
+        maybe = self.uncertain.get(name, set()) | self.uncertain.get(update.name, set())
+        return bool(maybe & update.changed)
+
+    def outside_changed(self, update):
+        """The first module global (`outside`) whose memory `update` may change, or None."""
+        hit = update.changed & self.outside
+        return min(items_of(r) if is_items(r) else r for r in hit) if hit else None
 
     def shared(self, name, others):
         """The first of `others` that may reach memory of `name`'s own, or that it

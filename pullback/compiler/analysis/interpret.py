@@ -200,7 +200,8 @@ class Interpreter:
         self.callees = callees.Callees(origin, tree, lambda: self.kinds, self.kind_of,
                                        self.error, self.imports)
         self.updates = updates.Updates(self, self.params + self.freevars, [
-            name for name, kind in self.kinds.items() if kind.shape == "array"])
+            name for name, kind in self.kinds.items() if kind.shape == "array"],
+            _outside_state(tree, origin, self.kinds, self.shared))
         self.known = {}  # a test's variable -> its value, when the kinds decide it
         self.complex = set()  # the constants known to be complex numbers or arrays
         self.place = None  # (the statements of the block being read, the position in it)
@@ -861,6 +862,31 @@ class Interpreter:
     def error(self, message, construct):
         """A TransformError at the line being read."""
         return TransformError(message, self.origin.filename, self.lineno, construct)
+
+
+def _outside_state(tree, origin, local, declared):
+    """The module globals `tree` reads (not its variables, `local`, nor those it declares
+    `global`) whose values an update in place would change: arrays, containers and
+    objects with attributes, not numbers, strings, functions, classes or modules."""
+    found = []
+    for name in sorted(nodes.reads(tree) - nodes.stores(tree) - set(local) - set(declared)):
+        value = origin.globals.get(name, _ABSENT)
+        if value is not _ABSENT and _holds_state(value):
+            found.append(name)
+    return found
+
+
+_ABSENT = object()
+_STATELESS = (int, float, complex, str, bytes, bool, type(None), np.generic, type,
+              types.ModuleType, types.FunctionType, types.BuiltinFunctionType,
+              types.MethodType, functools.partial, np.ufunc, range, frozenset)
+
+
+def _holds_state(value):
+    """Whether an update in place may change `value` or what it holds."""
+    return not isinstance(value, _STATELESS) and (
+        isinstance(value, (np.ndarray, list, dict, set, bytearray, tuple))
+        or hasattr(value, "__dict__"))
 
 
 def _user_version(user, name):

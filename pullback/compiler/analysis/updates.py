@@ -34,9 +34,9 @@ class Updates:
       loop_results: a loop's result -> what each item of its state may reach.
     """
 
-    def __init__(self, facts, names, arrays):
+    def __init__(self, facts, names, arrays, outside=()):
         self.facts = facts
-        self.aliases = aliases.Aliases(names, arrays)
+        self.aliases = aliases.Aliases(names, arrays, outside)
         self.exits = []
         self.continuing = []  # the states of the exits that go on to the next iteration
         self.loop_results = {}
@@ -260,6 +260,7 @@ class Updates:
         passes to the next iteration. Where the variable shares memory with the one
         updated only if an item of an array is a view, not a number (which the rank of
         the array decides), the forward checks the arrays before the update (`guards`)."""
+        self.check_outside()
         for update, name, lineno, stmt in self.aliases.conflicts():
             if name in self.loop_reads:  # a loop's body: the variables it reads are named
                 continue
@@ -293,6 +294,28 @@ class Updates:
                         f"to the next: Python would see the change there. Keep a copy "
                         f"instead (np.copy, list(...))",
                         self.facts.origin.filename, update.lineno, "update in place")
+
+
+    def check_outside(self):
+        """Refuse an update in place of memory a module global may share (a run-time
+        check, `guards`, where the value updated may be a number, an item of an
+        array): Python changes the global for good, and every later reader sees it,
+        where the derivative, which never updates what the function did not make,
+        does not."""
+        for update in self.aliases.updates:
+            name = self.aliases.outside_changed(update)
+            if name is None:
+                continue
+            shared = (f"{name}, a global," if name == update.var else
+                      f"{update.var}, which may share the memory of the global {name},")
+            error = TransformError(
+                f"{update.what} updates {shared} in place: Python would change {name} for "
+                f"everything that reads it later, the derivative would not. {update.remedy}",
+                self.facts.origin.filename, update.lineno, "update in place")
+            if not self.aliases.only_maybe(update, name):
+                raise error
+            self.guards.append((update.stmt, mutation.refuse_if_shared, [update.name, name],
+                                error))
 
 
 def _is_flag(atom, flag):
