@@ -42,6 +42,7 @@ class Result:
     shapes: dict
     updated: list = dataclasses.field(default_factory=list)
     exits: list = dataclasses.field(default_factory=list)
+    shares: object = None
 
 
 class ForwardCode:

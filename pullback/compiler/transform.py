@@ -66,6 +66,7 @@ class Derivative:
       kinds: the kind of every variable of the function.
       updated: the parameters and free variables it updates in place (as Python runs
         it), which are updates of the arguments of a call (and of its caller's variables).
+      shares: what its return value may share of its parameters (`Summary.shares`).
       checked: the epoch in which `refresh` last found it current.
     """
 
@@ -83,6 +84,7 @@ class Derivative:
     callees: list
     kinds: dict
     updated: tuple = ()
+    shares: object = None
     checked: int = -1
 
     def build(self, fn):
@@ -339,9 +341,10 @@ class _Calls:
         assumed = _IN_PROGRESS.get(key)
         result_kind, updated = (found.result_kind, found.updated) if assumed is None else (
             assumed)
+        shares = found.shares if assumed is None and found is not None else None
         self.callees.append((fn, param_kinds, kinds_key, result_kind))
         suffix = "_fwd" if self.mode == REVERSE else "_jvp"
-        return interpret.Callee(cell, _simple_name(fn) + suffix, result_kind, updated)
+        return interpret.Callee(cell, _simple_name(fn) + suffix, result_kind, updated, shares)
 
 
 def _front(fn):
@@ -395,7 +398,7 @@ def _run_pipeline(fn, param_kinds, front, mode):
     return Derivative(origin, normal, raw, optimized, text, code, cells,
                       result.result_kind, filename, source_map,
                       {**result.globals_used, **inlined_globals}, calls.callees, result.kinds,
-                      tuple(result.updated))
+                      tuple(result.updated), result.shares)
 
 
 def _unoptimized_tree(fn, name, normal, origin, param_kinds, cell, mode):

@@ -97,6 +97,8 @@ class Summary:
       exits: for a loop's body, the variables whose memory each item of the state
         it returns may share, and those it may hold: a pair of sets per item.
       globals_used: the global (or builtin) objects it looked up, by name.
+      shares: what its return value may share of its parameters, by the user's names
+        (`updates.Updates.result_shares`), or None when it may share other memory.
       guards: `(statement, check, names, error)`: before the statement, generated code
         calls `check(*names, error)`, which raises `error` when what the kinds could not
         tell holds when it runs: an update in place seen by a variable sharing an
@@ -112,6 +114,7 @@ class Summary:
     exits: list
     globals_used: dict
     guards: list = dataclasses.field(default_factory=list)
+    shares: object = None
 
 
 @dataclasses.dataclass
@@ -123,12 +126,14 @@ class Callee:
       name: the name generated code should preferably give it (`g_fwd`).
       result_kind: the kind of its result.
       updated: its parameters it updates in place.
+      shares: what its result may share of its parameters (`Summary.shares`), or None.
     """
 
     cell: object
     name: str
     result_kind: object
     updated: tuple = ()
+    shares: object = None
 
 
 def recursion_fixed_point(attempt, calls_itself, rounds):
@@ -274,9 +279,12 @@ class Interpreter:
         self.updates.check()
         user = {version: param for param, version in self.entry.items()}
         updated = self.updates.updated(self.params + self.freevars)
+        shares = self.updates.result_shares(ret.value, self.params)
+        if shares is not None:
+            shares = tuple({_user_version(user, root) for root in roots} for roots in shares)
         return Summary(self.kind_of(ret.value), self.kinds, self.shapes,
                        [_user_version(user, p) for p in updated], self.updates.reached_by_exits(),
-                       self.callees.globals_used, self.updates.guards)
+                       self.callees.globals_used, self.updates.guards, shares)
 
     # -- transfer functions --------------------------------------------------------
 
@@ -640,6 +648,9 @@ class Interpreter:
             for p, a in zip(params, arguments)})
         if target is not None:
             self.kinds[target] = callee.result_kind
+            if callee.shares is not None:
+                self.updates.call_results[target] = (dict(zip(params, arguments)),
+                                                     callee.shares)
         self.updates.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
         return Step("static", target, fn, args=arguments, callee=callee)
 

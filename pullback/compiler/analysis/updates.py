@@ -32,6 +32,9 @@ class Updates:
       continuing: the state each exit going on to the next iteration returns (not
         `break`'s or `return`'s, after which no iteration sees an update).
       loop_results: a loop's result -> what each item of its state may reach.
+      call_results: the result of a call of a Python function -> the call's arguments
+        by parameter, and what the function's result may share of its parameters
+        (`result_shares`).
     """
 
     def __init__(self, facts, names, arrays, outside=()):
@@ -40,6 +43,7 @@ class Updates:
         self.exits = []
         self.continuing = []  # the states of the exits that go on to the next iteration
         self.loop_results = {}
+        self.call_results = {}
         self.statement_updates = []  # updates in place the statement being read makes
         self.loop_reads = {}  # loop body -> the variables it reads
         self.guards = []  # (statement, check, names, error), see `interpret.Summary`:
@@ -137,6 +141,8 @@ class Updates:
         elif isinstance(value, nodes.Call) and target in self.loop_results:
             reached = set().union(*(own | held for own, held in self.loop_results[target]))
             memory.reaching(target, set(), reached)
+        elif isinstance(value, nodes.Call) and self.track_result(target):
+            pass
         elif isinstance(value, nodes.Call):
             self.track_call(target, value)
         else:
@@ -161,6 +167,59 @@ class Updates:
             memory.fresh(target)
         else:
             memory.unknown(target, called + args)
+
+    def track_result(self, target):
+        """`target` is the result of a call of a Python function whose summary says what
+        its result may share of its parameters (`call_results`): the same memory of
+        the arguments. False when that is not known (an argument packed into `*args`
+        or `**kwargs`, a default used)."""
+        if target not in self.call_results:
+            return False
+        arguments, shares = self.call_results[target]
+        mapped = []
+        for roots in shares:
+            found = set()
+            for root in roots:
+                if root == RESULT_ITEMS:
+                    found.add(aliases.items(target))
+                    continue
+                var = aliases.items_of(root) if aliases.is_items(root) else root
+                arg = arguments.get(var)
+                if isinstance(arg, nodes.Constant):
+                    continue
+                if not isinstance(arg, nodes.Name):
+                    return False
+                found |= (self.aliases.held if aliases.is_items(root) else self.aliases.own).get(
+                    arg.id, set())
+            mapped.append(found)
+        self.aliases.reaching(target, *mapped)
+        return True
+
+    def result_shares(self, value, params):
+        """What the function's return value `value` (an atom) may share of its
+        parameters `params`: `(own, held)`, the parameters (and `aliases.items` roots
+        of them) its own memory and what it holds may be, `RESULT_ITEMS` standing for
+        values an unknown call inside made; None when it may share other memory (a
+        free variable's, a global's)."""
+        if isinstance(value, nodes.Constant):
+            return set(), set()
+        memory = self.aliases
+        if not isinstance(value, nodes.Name) or value.id not in memory.own:
+            return None
+        local = set(memory.own) - set(params) - set(self.facts.freevars) - memory.outside
+        shares = []
+        for roots in (memory.own[value.id], memory.held.get(value.id, set())):
+            found = set()
+            for root in roots:
+                var = aliases.items_of(root) if aliases.is_items(root) else root
+                if var in params:
+                    found.add(root)
+                elif var in local and aliases.is_items(root):
+                    found.add(RESULT_ITEMS)
+                elif var not in local:
+                    return None
+            shares.append(found)
+        return tuple(shares)
 
     def is_container(self, atom):
         """Whether `atom` is known to be a tuple, list or dict (never an array)."""
@@ -316,6 +375,11 @@ class Updates:
                 raise error
             self.guards.append((update.stmt, mutation.refuse_if_shared, [update.name, name],
                                 error))
+
+
+RESULT_ITEMS = aliases.items("")
+"""In `Updates.result_shares`, the values an unknown call inside the function made,
+which its result holds: the caller's `aliases.items` root of the call's result."""
 
 
 def _is_flag(atom, flag):

@@ -78,7 +78,7 @@ class _Reverse(ForwardCode):
                                  entry + forward + [pullback, nodes.return_(out, ret.lineno)],
                                  self.tree.lineno)
         return Result(fwd, summary.result_kind, summary.globals_used, summary.kinds,
-                      summary.shapes, summary.updated, summary.exits)
+                      summary.shapes, summary.updated, summary.exits, summary.shares)
 
     def walk(self):
         """φ of the function's statements: `(forward code, ops, its return, Summary)`."""

@@ -81,7 +81,7 @@ class _Tangent(ForwardCode):
         fn = nodes.function_def(name, args, entry + code + [nodes.return_(out, ret.lineno)],
                                 self.tree.lineno)
         return Result(fn, summary.result_kind, summary.globals_used, summary.kinds,
-                      summary.shapes, summary.updated, summary.exits)
+                      summary.shapes, summary.updated, summary.exits, summary.shares)
 
     def walk(self):
         """τ of the function's statements: `(code, its return statement, Summary)`."""
