@@ -678,6 +678,24 @@ class Generator:
             return "\n".join(lines)
         return self.define("generator", "gen", make)
 
+    def vector_helper(self):
+        """`def vloop(v, a)` with a loop (so not inlined), returning a new vector, its
+        argument, or a view of it: a caller updating the result in place changes its
+        argument in the last two."""
+        form = self.pick(3)
+
+        def make(name):
+            sc = self.helper_scope("a")
+            sc.add(Var("v", V))
+            if form == 0:
+                return "\n".join([f"def {name}(v, a):", "    for k in range(2):",
+                                  f"        v = {self.vector(sc, 1)} * 0.5 + v",
+                                  "    return v"])
+            result = ("v", "v[::-1]")[form - 1]
+            return "\n".join([f"def {name}(v, a):", "    t = 0.0", "    for vi in v:",
+                              "        t = t + vi * a", f"    return {result}"])
+        return self.define(f"vloop{form}", "vloop", make)
+
     def factory(self):
         """`def make(c): def h(a, b=c): ...; return h`: one code object, many functions."""
         form = self.pick(3)
@@ -776,9 +794,11 @@ class Generator:
         return f"np.array([{', '.join(self.scalar(sc, d) for _ in range(self.n))}])"
 
     def vector_misc(self, sc, d):
-        """cumsum, maximum, where, clip, a linear solve, a copy."""
+        """cumsum, maximum, where, clip, a linear solve, a copy, a helper's vector."""
         v = self.vector(sc, d)
-        form = self.pick(6)
+        form = self.pick(7)
+        if form == 6 and sc.helpers:
+            return f"{self.vector_helper()}({v}, {self.scalar(sc, d)})"
         if form == 0:
             return f"np.cumsum({v})"
         if form == 1:
