@@ -1806,3 +1806,27 @@ def test_an_argument_a_function_returns_is_still_seen_updated(fn, reader):
     the argument is read again."""
     with pytest.raises(TransformError, match=f"{reader}, which shares its memory"):
         pullback.grad(fn)(np.array([0.3, 0.5, 0.7]))
+
+
+def _tree_sum(params, tree):
+    if isinstance(tree, float):
+        return np.tanh(params["w"] * tree + params["b"])
+    left = _tree_sum(params, tree[0])
+    right = _tree_sum(params, tree[1])
+    return np.tanh(params["u"] @ (left + right) + params["b"]) * left
+
+
+def _tree_loss(params, tree):
+    return np.sum(_tree_sum(params, tree) ** 2)
+
+
+def test_a_recursion_at_order_three_after_order_two_of_other_arguments():
+    """The derivatives of a recursion for a dict of weights, then for one of its weights:
+    the forward-over-reverse code at order 3 called a function of the same code as the
+    one being transformed (a generated function built again) whose cell was never
+    filled (a crash in generated code: a NameError for `tree_sum_fwd_jvp_1`)."""
+    tree = ((0.3, (-0.5, 0.8)), (0.2, -0.4))
+    params = {"w": np.array([0.3, -0.2, 0.5]), "b": np.array([0.1, 0.0, -0.1]),
+              "u": 0.4 * np.eye(3) + 0.1}
+    check_grads(_tree_loss, (params, tree), order=2, argnums=(0,))
+    check_grads(lambda w: _tree_loss({**params, "w": w}, tree), (params["w"],), order=3)

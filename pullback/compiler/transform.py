@@ -39,6 +39,7 @@ _FRONTS = {}
 _IN_PROGRESS = {}
 _ROUNDS = 3
 _FORWARDS = weakref.WeakKeyDictionary()
+_UNFILLED = {}  # a derivative's key -> (function, `_Forward`) asked for while it was made
 _WRAPPERS = {}
 _EPOCH = [0]
 _MISSING = object()
@@ -301,18 +302,26 @@ def _refreshed_result(fn, param_kinds, kinds_key, seen):
 
 
 def _forward_cell(fn, param_kinds, kinds_key):
-    """The cell holding `fn`'s forward; empty while `fn` is being transformed."""
+    """The cell holding `fn`'s forward; empty while `fn` is being transformed. Another
+    function of the same code (a generated function built again, whose code its
+    first build calls) asked for meanwhile gets its cell filled when the
+    transformation ends (`_UNFILLED`)."""
     by_kinds = _FORWARDS.get(fn)
     if by_kinds is None:
         by_kinds = _FORWARDS[fn] = {}
     entry = by_kinds.get(kinds_key)
     if entry is None:
         entry = by_kinds[kinds_key] = _Forward()
-    if _derivative_key(fn, kinds_key) not in _IN_PROGRESS:
-        current = _derivative(fn, param_kinds, kinds_key)
-        if entry.derivative is not current:
-            entry.cell.cell_contents = current.build(fn)
-            entry.derivative = current
+    key = _derivative_key(fn, kinds_key)
+    if key in _IN_PROGRESS:
+        _UNFILLED.setdefault(key, []).append((weakref.ref(fn), entry))
+        return entry.cell
+    current = _derivative(fn, param_kinds, kinds_key)
+    for owner, waiting in [(weakref.ref(fn), entry), *_UNFILLED.pop(key, ())]:
+        function = owner()
+        if function is not None and waiting.derivative is not current:
+            waiting.cell.cell_contents = current.build(function)
+            waiting.derivative = current
     return entry.cell
 
 
