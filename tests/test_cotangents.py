@@ -23,6 +23,7 @@ from pullback.runtime.cotangents import (
     unbroadcast_all,
     unreduce,
 )
+from pullback.runtime.deferred import Deferred, outer_sum
 from pullback.runtime.structures import (
     add_at,
     indexed_all,
@@ -31,6 +32,7 @@ from pullback.runtime.structures import (
     unindex_all,
     unindex_tiles,
 )
+from pullback.runtime.terms import Terms, collected, summed_once
 
 rng = np.random.default_rng(0)
 
@@ -375,3 +377,37 @@ def test_rows_read_one_by_one_are_scattered_at_once(shape, rows):
         if g is not ZERO:
             expected[row] += g
     np.testing.assert_allclose(np.asarray(unindex_all(gs, x, rows)), expected)
+
+
+# -- a recursion's terms, summed once ---------------------------------------------------
+
+
+def test_collected_terms_are_summed_once_as_their_leaves():
+    """`summed_once` of a tree of `collected` terms is `add_all` of its leaves; nested,
+    the tree itself; ZERO parts are dropped."""
+    leaves = [{"w": rng.standard_normal((3, 2)), "b": rng.standard_normal(2)} for _ in range(5)]
+    inner = collected((leaves[0], ZERO, collected((leaves[1], leaves[2]))))
+    tree = collected((inner, leaves[3], ZERO, leaves[4]))
+    assert isinstance(tree, Terms) and summed_once(tree, True) is tree
+    total = summed_once(tree, False)
+    for key in ("w", "b"):
+        np.testing.assert_allclose(total[key], sum(leaf[key] for leaf in leaves))
+    assert collected((ZERO, ZERO)) is ZERO and collected((ZERO, leaves[0])) is leaves[0]
+    assert summed_once(leaves[0], False) is leaves[0]
+
+
+def test_a_long_column_of_deferred_products_or_arrays_is_summed_at_once():
+    """Many terms of one kind and shape are joined in one deferred sum (one product of
+    the stacked factors when made dense) or summed as one stacked array; others as
+    before."""
+    us = [rng.standard_normal((1, 80)) for _ in range(20)]
+    vs = [rng.standard_normal((1, 60)) for _ in range(20)]
+    products = [outer_sum(u, v) for u, v in zip(us, vs)]
+    assert all(isinstance(p, Deferred) for p in products)
+    joined = add_all(tuple(products[:10]) + (ZERO,) + tuple(products[10:]))
+    assert isinstance(joined, Deferred) and len(joined.parts) == 20
+    np.testing.assert_allclose(np.asarray(joined), sum(u.T @ v for u, v in zip(us, vs)))
+    arrays = [rng.standard_normal(4) for _ in range(12)]
+    np.testing.assert_allclose(add_all(tuple(arrays)), np.sum(arrays, axis=0))
+    mixed = [*arrays, rng.standard_normal((2, 4))]
+    np.testing.assert_allclose(add_all(tuple(mixed)), sum(mixed))

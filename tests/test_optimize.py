@@ -749,3 +749,117 @@ def test_lists_updated_in_place_forward_over_reverse():
     states = scalars_in_a_list_updated_by_index
     assert pullback.jvp(pullback.grad(states), (0.7,), (1.0,))[1] == pytest.approx(
         pullback.hessian(states)(0.7))
+
+
+# -- a recursion's cotangents of a parameter it passes on unchanged ---------------------
+
+
+def weights_tree_sum(params, tree):
+    """A recursion over nested tuples passing a dict of weights unchanged."""
+    if isinstance(tree, float):
+        return np.tanh(params["w"] * tree + params["b"])
+    left = weights_tree_sum(params, tree[0])
+    right = weights_tree_sum(params, tree[1])
+    return np.tanh(params["u"] @ (left + right) + params["b"]) * left
+
+
+def weights_tree_loss(params, tree):
+    return np.sum(weights_tree_sum(params, tree) ** 2)
+
+
+def chain_sum(w, scale, xs, i):
+    """Two parameters passed unchanged, one changed (`i + 1`), the call in one branch."""
+    if i == len(xs):
+        return w * 0.0
+    return np.sin(w * xs[i] * scale) + chain_sum(w, scale, xs, i + 1) * 0.5
+
+
+def chain_loss(w, scale):
+    return np.sum(chain_sum(w, scale, [0.3, -0.5, 0.8, 0.2], 0))
+
+
+def scaled_recursion(w, n):
+    """`w` passed changed (`w * 0.5`): its cotangents are returned and added as before."""
+    if n == 0:
+        return np.sum(np.sin(w))
+    return scaled_recursion(w * 0.5, n - 1) + np.sum(w * w)
+
+
+def children_sum(w, node):
+    """The calls of itself in a loop: left as they are."""
+    total = np.tanh(w * node[0])
+    for child in node[1]:
+        total = total + children_sum(w, child) * 0.5
+    return total
+
+
+TREE = ((0.3, (-0.5, 0.8)), (0.2, -0.4))
+NODE = (0.3, [(0.5, []), (-0.2, [(0.7, [])])])
+
+
+def _tree_params():
+    return {"w": np.array([0.3, -0.2, 0.5]), "b": np.array([0.1, 0.0, -0.1]),
+            "u": 0.4 * np.eye(3) + 0.1}
+
+
+RECURSION_CASES = [
+    ("dict_of_weights", weights_tree_loss, lambda: (_tree_params(), TREE), (0,), True),
+    ("two_parameters", chain_loss, lambda: (np.array([0.4, -0.3]), 1.5), (0, 1), True),
+    ("changed_parameter", scaled_recursion, lambda: (np.array([0.4, -0.3]), 3), (0,), False),
+    ("calls_in_a_loop", lambda w: np.sum(children_sum(w, NODE)),
+     lambda: (np.array([0.4, -0.3]),), (0,), False),
+]
+
+
+@pytest.mark.parametrize("name, fn, make_args, argnums, collected", RECURSION_CASES,
+                         ids=[c[0] for c in RECURSION_CASES])
+def test_a_recursions_unchanged_parameters_cotangents_are_summed_once(
+        name, fn, make_args, argnums, collected):
+    """The recursive calls' pullbacks return their contributions to the cotangent of a
+    parameter passed to them unchanged as they are (`nested`), collected into a tree
+    (`collected`), which the outermost call sums once (`summed_once`); a parameter
+    passed changed, or calls of itself in a loop, are left as they were. Orders 1 to 3."""
+    args = make_args()
+    recursive = {"dict_of_weights": weights_tree_sum, "two_parameters": chain_sum}.get(
+        name, fn if name == "changed_parameter" else children_sum)
+    text = pullback.source(recursive, *_recursive_arguments(name, args), argnums=argnums)
+    assert ("collected((" in text and "summed_once(" in text and ", True)" in text) == collected
+    check_grads(fn, args, order=2, argnums=argnums)
+    if name == "dict_of_weights":
+        check_grads(lambda w: weights_tree_loss({**args[0], "w": w}, TREE), (args[0]["w"],),
+                    order=3)
+
+
+def _recursive_arguments(name, args):
+    if name == "dict_of_weights":
+        return args
+    if name == "two_parameters":
+        return (*args, [0.3, -0.5, 0.8, 0.2], 0)
+    if name == "changed_parameter":
+        return args
+    return (*args, NODE)
+
+
+def test_a_recursions_collected_cotangents_forward_over_reverse():
+    """`hvp` and `jvp` of `grad` run the tangent code of the pullback that collects its
+    calls' contributions: they agree with the gradients' finite differences."""
+    params = _tree_params()
+
+    def f(w):
+        return weights_tree_loss({**params, "w": w}, TREE)
+
+    w, v = params["w"], np.array([0.3, 0.1, -0.2])
+    gradient = pullback.grad(f)
+    expected = (gradient(w + 1e-6 * v) - gradient(w - 1e-6 * v)) / 2e-6
+    np.testing.assert_allclose(pullback.hvp(f, w, v), expected, rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(pullback.jvp(gradient, (w,), (v,))[1], expected, rtol=1e-6,
+                               atol=1e-9)
+
+
+def test_a_recursions_pullback_called_twice_sums_each_time():
+    """The pullback `vjp` returns may be called again: each call sums its own tree."""
+    params = _tree_params()
+    value, pullback_fn = pullback.vjp(lambda p: weights_tree_loss(p, TREE), params)
+    first, second = pullback_fn(1.0)[0], pullback_fn(2.0)[0]
+    for key in params:
+        np.testing.assert_allclose(second[key], 2.0 * first[key])

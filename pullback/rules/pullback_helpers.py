@@ -21,6 +21,7 @@ from pullback.runtime import (
     records,
     structures,
     tangents,
+    terms,
 )
 from pullback.runtime.calls import by_argument as by_argument_
 from pullback.runtime.calls import by_parameter as by_parameter_
@@ -153,6 +154,17 @@ def add_all_(z, terms):
 @adjoint(cotangents.fan_out, linear=True)
 def fan_out_(z, g, terms):
     d[g] = add_all(d[z])
+
+
+# A tree of terms stands for their sum: one cotangent for all of them, as `add_all`'s.
+@adjoint(terms.collected, linear=True)
+def collected_(z, parts):
+    d[parts] = fan_out(d[z], parts)
+
+
+@adjoint(terms.summed_once, linear=True)
+def summed_once_(z, x, nested):
+    d[x] = d[z]
 
 
 @adjoint(cotangents.unbroadcast, summed=(cotangents.unbroadcast_all, (0,)),

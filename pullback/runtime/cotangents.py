@@ -138,6 +138,10 @@ def add_all(terms):
 def _sum_of(terms):
     """`add_all(terms)` for one column of a sum of containers, or for terms that are
     not containers: arrays are summed into the first new array."""
+    if len(terms) > _LONG:
+        joined = _long_column(terms)
+        if joined is not None:
+            return joined
     total, fresh = ZERO, False
     for term in terms:
         if term is ZERO:
@@ -152,6 +156,31 @@ def _sum_of(terms):
             total = total + term
             fresh = type(total) is np.ndarray
     return total
+
+
+# A column of more terms than this (a recursion's contributions summed once,
+# `runtime.terms`) is summed by `_long_column` when its terms allow.
+_LONG = 8
+
+
+def _long_column(terms):
+    """The sum of a long column of cotangents that are all deferred sums of one kind
+    and shape (one sum holding them all) or all arrays of one shape and dtype (one
+    sum over the axis they are stacked along); None for any other column."""
+    present = [t for t in terms if t is not ZERO]
+    if len(present) <= _LONG:
+        return None
+    first = present[0]
+    kind = type(first)
+    if not (kind is np.ndarray or isinstance(first, Deferred)) or len(
+            set(map(type, present))) != 1 or len({t.shape for t in present}) != 1:
+        return None
+    if kind is not np.ndarray:
+        return first.join_all(present)
+    if len({t.dtype for t in present}) == 1:  # joined flat (faster than np.stack), then summed
+        return np.concatenate(present, axis=None).reshape(
+            (len(present), *first.shape)).sum(axis=0)
+    return None
 
 
 def fan_out(g, terms):

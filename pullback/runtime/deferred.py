@@ -85,8 +85,19 @@ class Deferred:
         dtype = self.dtype
         if other.dtype is not dtype:
             dtype = np.promote_types(dtype, other.dtype)
-        joined = type(self)(self.shape, dtype, (self, other), rows)
-        parts = rows * self.row_cost()
+        return self._kept(type(self)(self.shape, dtype, (self, other), rows))
+
+    def join_all(self, sums):
+        """The sum of `sums`, deferred sums of `self`'s kind and shape, as one sum holding
+        them all (`join` of each with the next makes one sum per term)."""
+        dtypes = {term.dtype for term in sums}
+        dtype = dtypes.pop() if len(dtypes) == 1 else np.result_type(*dtypes)
+        rows = sum([term.rows for term in sums])
+        return self._kept(type(self)(self.shape, dtype, tuple(sums), rows))
+
+    def _kept(self, joined):
+        """`joined`, or the dense array when its parts pass half the dense size and `KEPT`."""
+        parts = joined.rows * self.row_cost()
         return joined.dense() if parts > KEPT and parts * SPARSE > 2 * self.size else joined
 
     def __array__(self, dtype=None, copy=None):

@@ -1,7 +1,9 @@
 """Stage 4: simplifications of the generated code.
 
 Pullbacks are pure: every statement in them only computes values, and each name
-is bound once on each path (`ir`). Their bodies are rewritten by general rules to a
+is bound once on each path (`ir`). A recursion's pullback first collects its calls'
+cotangents of the parameters they pass on unchanged, to be summed once by the
+outermost call (`recursion_terms`). Then pullbacks' bodies are rewritten by general rules to a
 fixed point (`rewrite`: sums, products, tuple displays, copies and dead code), and
 each sum is written as Python (`ir.lower`). Then the loops that keep caches of
 values instead of a closure per iteration are written as Python (`loop_caches`),
@@ -17,6 +19,7 @@ from ..syntax import nodes
 from . import rewrite
 from .in_place_lists import update_in_place
 from .loop_caches import lower_loops
+from .recursion_terms import collect_recursion_terms
 from .slice_chains import bound_values
 
 
@@ -29,6 +32,7 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
 
     `forward` itself is left as it was; unchanged statements are shared.
     """
+    forward = collect_recursion_terms(forward, bindings, namer)
     context = rewrite.Context(bindings, kinds_of, shapes, bound_values(forward))
 
     def optimized(body):
