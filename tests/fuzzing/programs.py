@@ -548,6 +548,8 @@ class Generator:
         depth = self.pick(4)
         if name.startswith("iterate"):
             return f"{name}({self.function_value(sc, d)}, {self.scalar(sc, d)}, {depth})"
+        if name.startswith("tree"):
+            return f"{name}({self.scalar(sc, d)}, {self.vector(sc, d)}, {depth})"
         return f"{name}({self.scalar(sc, d)}, {depth})"
 
     def generator_call(self, sc, d):
@@ -634,8 +636,11 @@ class Generator:
         return self.define(prefix, prefix, texts[form].format, reuse=100)
 
     def recursive(self):
-        """A recursive helper with an int depth; mutual recursion; recursion over a closure."""
-        form = self.pick(3)
+        """A recursive helper with an int depth; mutual recursion; recursion over a closure;
+        a binary recursion passing a vector on unchanged (its cotangent summed once)."""
+        form = self.pick(4)
+        if form == 3:
+            return self.define("tree", "tree", self.binary_recursion)
         if form == 1:
             return self.define("iterate", "iterate", lambda name: (
                 f"def {name}(g, a, n):\n    return a if n == 0 else {name}(g, g(a), n - 1)"))
@@ -649,6 +654,17 @@ class Generator:
                 f"    return {name}({self.scalar(sc, 1)}, n - 1) {self.one_of('+*-')} "
                 f"{wrap(self.scalar(sc, 1))}"])
         return self.define("recursive", "rec", make)
+
+    def binary_recursion(self, name):
+        """`tree(a, w, n)`: two calls of itself with `w` passed on unchanged."""
+        sc = self.helper_scope("a")
+        sc.add(Var("w", V))
+        return "\n".join([
+            f"def {name}(a, w, n):", "    if n <= 0:",
+            f"        return {self.scalar(sc, 1)}",
+            f"    left = {name}({self.scalar(sc, 1)}, w, n - 1)",
+            f"    right = {name}(a * 0.5, w, n - 2)",
+            f"    return {self.scalar(sc, 1)} + left * {wrap(self.scalar(sc, 1))} - right * 0.25"])
 
     def mutual(self, name):
         """Two mutually recursive helpers; `name` is the one called first."""

@@ -40,7 +40,6 @@ left), so the unoptimised code keeps the plain recursion.
 import re
 
 from ...runtime import terms
-from ...runtime.cotangents import ZERO
 from .. import ir
 from ..syntax import nodes
 
@@ -213,10 +212,11 @@ class _Collect:
         target = stmt.targets[0].id
         own = [t for t in stmt.value.terms if not (nodes.is_name(t) and t.id in self.called)]
         theirs = [t for t in stmt.value.terms if nodes.is_name(t) and t.id in self.called]
-        name = self.namer.fresh(re.sub(r"_\d+$", "", target) + "_own")
-        zero = self.bindings.object("ZERO", ZERO)
         collect = self.bindings.object("collected", terms.collected)
-        return [nodes.assign(name, ir.Sum(own, stmt.value.kind) if own
-                             else nodes.name(zero), stmt.lineno),
+        if not own:
+            return [nodes.replaced(stmt, value=nodes.call(nodes.name(collect), [
+                nodes.tuple_(theirs)]))]
+        name = self.namer.fresh(re.sub(r"_\d+$", "", target) + "_own")
+        return [nodes.assign(name, ir.Sum(own, stmt.value.kind), stmt.lineno),
                 nodes.replaced(stmt, value=nodes.call(nodes.name(collect), [
                     nodes.tuple_([nodes.name(name), *theirs])]))]
