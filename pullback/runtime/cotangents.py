@@ -704,10 +704,10 @@ def _as_matrices(g, a, b):
 
 def dot_left(g, a, b):
     """The cotangent of `a` in `np.dot(a, b)` (any ranks)."""
+    if is_matmul(a, b):  # first: matmul_left takes a symbolic zero `g`
+        return matmul_left(g, a, b)
     if any_zero(g, a, b):
         return ZERO
-    if is_matmul(a, b):
-        return matmul_left(g, a, b)
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * b, a)
     return np.tensordot(g, b, axes=dot_axes_left(np.ndim(a), np.ndim(b)))
@@ -715,10 +715,10 @@ def dot_left(g, a, b):
 
 def dot_right(g, a, b):
     """The cotangent of `b` in `np.dot(a, b)` (any ranks)."""
-    if any_zero(g, a, b):
-        return ZERO
     if is_matmul(a, b):
         return matmul_right(g, a, b)
+    if any_zero(g, a, b):
+        return ZERO
     if np.ndim(a) == 0 or np.ndim(b) == 0:
         return unbroadcast(g * a, b)
     contracted = np.tensordot(a, g, axes=dot_axes_right(np.ndim(a)))
@@ -730,6 +730,8 @@ def is_matmul(a, b):
     then matmul's (outer products deferred, a loop's steps summed as one product)."""
     if type(a) is np.ndarray and type(b) is np.ndarray:
         return 1 <= a.ndim <= 2 and 1 <= b.ndim <= 2
+    if a is ZERO or b is ZERO:
+        return False
     return 1 <= np.ndim(a) <= 2 and 1 <= np.ndim(b) <= 2
 
 

@@ -230,12 +230,16 @@ def outer_sum(u, v):
     """`u.T @ v` for 2-D arrays `u` and `v`, deferred when the product is large and
     their rows hold few of its numbers (see `LARGE`), else the product itself (`ZERO`
     for a symbolic zero: `np.dot` absorbs it)."""
-    if not (isinstance(u, np.ndarray) and isinstance(v, np.ndarray)):
-        return np.dot(u.T, v)
-    rows, m, n = u.shape[0], u.shape[1], v.shape[1]
-    if m * n < LARGE or not (_deferrable(rows * (m + n), m * n) and _is_real(u) and _is_real(v)):
-        return np.dot(u.T, v)
-    return OuterSum((m, n), np.promote_types(u.dtype, v.dtype), (u, v), rows)
+    if type(u) is np.ndarray and type(v) is np.ndarray:  # inlined: a call per weight per step
+        rows, m = u.shape
+        n = v.shape[1]
+        size = m * n
+        u_type, v_type = u.dtype, v.dtype
+        if (size >= LARGE and rows * (m + n) * SPARSE <= size and u_type.kind == "f"
+                and v_type.kind == "f"):
+            return OuterSum((m, n), u_type if u_type is v_type else np.promote_types(
+                u_type, v_type), (u, v), rows)
+    return np.dot(u.T, v)
 
 
 def row_sum(g, x, index):
