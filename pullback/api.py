@@ -300,6 +300,12 @@ def hvp(f, x, v):
 def _basis(out):
     """The unit cotangents of `out`, one per element, in C order."""
     if not isinstance(out, np.ndarray):
+        if not isinstance(out, (float, int, np.number)):
+            raise TypeError(
+                f"jacobian and hessian take functions whose result is a float or an array, "
+                f"and for hessian whose differentiated argument is one too; this result "
+                f"is a {type(out).__name__}: differentiate with respect to an array (pass "
+                f"the weights as one), or use pullback.hvp for Hessian-vector products")
         return [type(out)(1.0)]
     units = []
     for index in np.ndindex(out.shape):

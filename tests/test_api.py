@@ -341,3 +341,17 @@ def test_a_gradient_nested_with_respect_to_an_argument_held_constant():
     got = pullback.grad(_inner_gradient_of_the_data, argnums=0)(w, data)
     want = _central_difference(lambda v: _inner_gradient_of_the_data(v, data), w)
     assert np.allclose(got, want, atol=1e-6)
+
+
+def test_hessian_of_a_dict_argument_says_what_it_takes():
+    """`hessian(f)(params)` with a dict `params`: the gradient is a dict, which
+    `jacobian` cannot take apart; it said "'float' object is not iterable"."""
+
+    def loss(params):
+        return np.sum(params["w"] ** 2) * params["s"]
+
+    params = {"w": np.array([0.3, -0.2]), "s": 1.5}
+    with pytest.raises(TypeError, match="hessian take functions whose result is a float"):
+        pullback.hessian(loss)(params)
+    np.testing.assert_allclose(pullback.hvp(lambda w: loss({"w": w, "s": 1.5}), params["w"],
+                                            np.array([1.0, 0.0])), [3.0, 0.0])
