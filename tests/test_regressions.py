@@ -1830,3 +1830,39 @@ def test_a_recursion_at_order_three_after_order_two_of_other_arguments():
               "u": 0.4 * np.eye(3) + 0.1}
     check_grads(_tree_loss, (params, tree), order=2, argnums=(0,))
     check_grads(lambda w: _tree_loss({**params, "w": w}, tree), (params["w"],), order=3)
+
+
+def _items_of_a_vector_updated_in_a_loop(x):
+    v = x * 2.0
+    total = 0.0
+    for t in v:
+        t *= 3.0
+        total = total + t
+    for k, t in enumerate(v):
+        t += x[k]
+        total = total + t * t
+    return total + np.sum(v * v)
+
+
+def _rows_of_a_matrix_updated_in_a_loop(x):
+    m = np.outer(x, x)
+    for row in m:
+        row *= 2.0
+    return np.sum(m)
+
+
+def test_an_item_a_loop_iterates_over_updated_in_place_is_checked_when_it_runs():
+    """`for t in v: t *= 3.0` rebinds `t` when `v` is a vector (its items are numbers)
+    and changes `v` when it is a matrix (a row). The kinds carry no rank, so both were
+    refused ("the loop updates in place the items it iterates over", also through
+    `enumerate`; a false refusal for vectors, the fuzzer's commonest); the forward now
+    checks, before the update, that the item is a number."""
+    x = np.array([0.3, 0.5, 0.7])
+    value, gradient = pullback.value_and_grad(_items_of_a_vector_updated_in_a_loop)(x)
+    assert value == pytest.approx(_items_of_a_vector_updated_in_a_loop(x))
+    np.testing.assert_allclose(gradient, 6.0 + 2 * (3.0 * x) * 3.0 + 8.0 * x)
+    check_grads(_items_of_a_vector_updated_in_a_loop, (x,), order=2)
+    tangent = pullback.jvp(_items_of_a_vector_updated_in_a_loop, (x,), (np.ones(3),))[1]
+    assert tangent == pytest.approx(np.sum(gradient))
+    with pytest.raises(TransformError, match="row, an item of what the loop iterates over"):
+        pullback.grad(_rows_of_a_matrix_updated_in_a_loop)(x)

@@ -708,8 +708,10 @@ class Interpreter:
         """A loop without differentiable values: only its updates in place matter."""
         if any(hasattr(node, "updates") for node in nodes.walk(body)):
             param_kinds = {p: kinds.CONST for p in nodes.parameter_names(body.args) + body.captured}
-            checked = Interpreter(body, self.origin, param_kinds, self.calls, body.captured,
-                                  self.index_value).run()
+            checking = Interpreter(body, self.origin, param_kinds, self.calls, body.captured,
+                                   self.index_value)
+            checking.updates.guarded = False  # the loop runs as it is, checking nothing
+            checked = checking.run()
             self.updates.track_loop(target, body, value.args[1], value.args[2:],
                                     checked.updated)
         self.kinds[target] = kinds.CONST

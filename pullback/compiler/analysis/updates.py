@@ -46,6 +46,7 @@ class Updates:
         self.call_results = {}
         self.statement_updates = []  # updates in place the statement being read makes
         self.loop_reads = {}  # loop body -> the variables it reads
+        self.guarded = True  # whether the code generated checks `guards` (see is_number_item)
         self.guards = []  # (statement, check, names, error), see `interpret.Summary`:
 
     def read(self, node, lineno, stmt):
@@ -107,12 +108,39 @@ class Updates:
             if _is_flag(value.elts[0], flow.NEXT):
                 self.continuing.append(value.elts[1:])
         var, before = getattr(stmt, "updates", (None, None))
-        if var is not None and self.facts.kind_of(nodes.name(before)).shape != "scalar":
+        if var is not None and self.is_number_item(stmt, before):
+            memory.fresh(target.id)
+        elif var is not None and self.facts.kind_of(nodes.name(before)).shape != "scalar":
             stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
             memory.update(_update(stmt, before), target.id, stored,
                           getattr(stmt, "written_back", ()))
         elif self.facts.kind_of(target).shape != "scalar":
             self.track_value(target.id, value)
+
+    def is_number_item(self, stmt, before):
+        """Whether augmented assignment `stmt` of `before` in a loop's body updates the
+        item the loop iterates over, or a part of it (`k, t = item` of `enumerate`),
+        which the kinds, carrying no rank, cannot tell from a number: then the forward
+        checks, before it, that it is a number (`guards`), for which it changes nothing
+        but the name; a row of a matrix or an array of a list is refused there, where
+        Python would change what the loop iterates over. Not for a loop run as it is
+        (`guarded` False), whose code checks nothing."""
+        if not (self.guarded and getattr(self.facts.tree, "loop", False)) or not (
+                isinstance(stmt.value, nodes.BinOp)) or hasattr(stmt, "written_back"):
+            return False
+        item = self.facts.params[0]
+        own = self.aliases.own.get(before, set())
+        if not own or not own <= {item, aliases.items(item)}:
+            return False
+        var = _user_name(before)
+        error = TransformError(
+            f"{var} {_symbol(stmt.value.op)}= ... updates {var}, an item of what the loop "
+            f"iterates over, in place, and it is not a number here: Python would change "
+            f"what the loop iterates over (a row of a matrix, an array of a list). Write "
+            f"{var} = {var} {_symbol(stmt.value.op)} ... to make a new value.",
+            self.facts.origin.filename, stmt.lineno, "update in place")
+        self.guards.append((stmt, mutation.refuse_if_shared, [before, before], error))
+        return True
 
     def track_value(self, target, value):
         """The memory `target = value` may share."""
