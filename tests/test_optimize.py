@@ -7,7 +7,11 @@ import math
 
 import numpy as np
 import pytest
-from test_regressions import scalars_in_a_list_updated_by_index
+from test_regressions import (
+    scalars_in_a_list_updated_by_index,
+    weights_tree_loss,
+    weights_tree_sum,
+)
 
 import pullback
 from pullback.compiler import transform
@@ -752,19 +756,6 @@ def test_lists_updated_in_place_forward_over_reverse():
 
 
 # -- a recursion's cotangents of a parameter it passes on unchanged ---------------------
-
-
-def weights_tree_sum(params, tree):
-    """A recursion over nested tuples passing a dict of weights unchanged."""
-    if isinstance(tree, float):
-        return np.tanh(params["w"] * tree + params["b"])
-    left = weights_tree_sum(params, tree[0])
-    right = weights_tree_sum(params, tree[1])
-    return np.tanh(params["u"] @ (left + right) + params["b"]) * left
-
-
-def weights_tree_loss(params, tree):
-    return np.sum(weights_tree_sum(params, tree) ** 2)
 
 
 def chain_sum(w, scale, xs, i):

@@ -1808,16 +1808,17 @@ def test_an_argument_a_function_returns_is_still_seen_updated(fn, reader):
         pullback.grad(fn)(np.array([0.3, 0.5, 0.7]))
 
 
-def _tree_sum(params, tree):
+def weights_tree_sum(params, tree):
+    """A recursion over nested tuples passing a dict of weights unchanged."""
     if isinstance(tree, float):
         return np.tanh(params["w"] * tree + params["b"])
-    left = _tree_sum(params, tree[0])
-    right = _tree_sum(params, tree[1])
+    left = weights_tree_sum(params, tree[0])
+    right = weights_tree_sum(params, tree[1])
     return np.tanh(params["u"] @ (left + right) + params["b"]) * left
 
 
-def _tree_loss(params, tree):
-    return np.sum(_tree_sum(params, tree) ** 2)
+def weights_tree_loss(params, tree):
+    return np.sum(weights_tree_sum(params, tree) ** 2)
 
 
 def test_a_recursion_at_order_three_after_order_two_of_other_arguments():
@@ -1828,8 +1829,9 @@ def test_a_recursion_at_order_three_after_order_two_of_other_arguments():
     tree = ((0.3, (-0.5, 0.8)), (0.2, -0.4))
     params = {"w": np.array([0.3, -0.2, 0.5]), "b": np.array([0.1, 0.0, -0.1]),
               "u": 0.4 * np.eye(3) + 0.1}
-    check_grads(_tree_loss, (params, tree), order=2, argnums=(0,))
-    check_grads(lambda w: _tree_loss({**params, "w": w}, tree), (params["w"],), order=3)
+    check_grads(weights_tree_loss, (params, tree), order=2, argnums=(0,))
+    check_grads(lambda w: weights_tree_loss({**params, "w": w}, tree), (params["w"],),
+                order=3)
 
 
 def _items_of_a_vector_updated_in_a_loop(x):
@@ -1866,3 +1868,38 @@ def test_an_item_a_loop_iterates_over_updated_in_place_is_checked_when_it_runs()
     assert tangent == pytest.approx(np.sum(gradient))
     with pytest.raises(TransformError, match="row, an item of what the loop iterates over"):
         pullback.grad(_rows_of_a_matrix_updated_in_a_loop)(x)
+
+
+SETTINGS = {"rate": 1.5}
+
+
+class _Config:
+    def __init__(self):
+        self.scale = 2.0
+
+
+CONFIG = _Config()
+
+
+def _number_from_a_global_dict_updated(x):
+    r = SETTINGS["rate"]
+    r *= x
+    return r * x + SETTINGS["rate"]
+
+
+def _number_from_a_global_object_updated(x):
+    r = CONFIG.scale
+    r *= x
+    return r + CONFIG.scale * x
+
+
+def test_a_number_read_from_a_global_and_updated_is_differentiated():
+    """The other side of the refusal of updating a global's array: a float read from a
+    global dict or object (`r = SETTINGS["rate"]; r *= x`) is rebound, not changed;
+    the kinds cannot tell it from an array, so the forward checks it when it runs
+    (both were refused when globals first became roots of the alias analysis)."""
+    assert pullback.grad(_number_from_a_global_dict_updated)(0.3) == pytest.approx(
+        2 * 1.5 * 0.3)
+    assert pullback.grad(_number_from_a_global_object_updated)(0.3) == pytest.approx(4.0)
+    check_grads(_number_from_a_global_dict_updated, (0.3,), order=2)
+    check_grads(_number_from_a_global_object_updated, (0.3,), order=2)

@@ -314,7 +314,9 @@ def _forward_cell(fn, param_kinds, kinds_key):
         entry = by_kinds[kinds_key] = _Forward()
     key = _derivative_key(fn, kinds_key)
     if key in _IN_PROGRESS:
-        _UNFILLED.setdefault(key, []).append((weakref.ref(fn), entry))
+        waiting = _UNFILLED.setdefault(key, [])
+        if all(other is not entry for _, other in waiting):  # a recursion asks again
+            waiting.append((weakref.ref(fn), entry))
         return entry.cell
     current = _derivative(fn, param_kinds, kinds_key)
     for owner, waiting in [(weakref.ref(fn), entry), *_UNFILLED.pop(key, ())]:

@@ -125,8 +125,8 @@ class Updates:
         but the name; a row of a matrix or an array of a list is refused there, where
         Python would change what the loop iterates over. Not for a loop run as it is
         (`guarded` False), whose code checks nothing."""
-        if not (self.guarded and getattr(self.facts.tree, "loop", False)) or not (
-                isinstance(stmt.value, nodes.BinOp)) or hasattr(stmt, "written_back"):
+        if not (self.guarded and getattr(self.facts.tree, "loop", False)
+                and _is_augmented(stmt)):
             return False
         item = self.facts.params[0]
         own = self.aliases.own.get(before, set())
@@ -169,10 +169,9 @@ class Updates:
         elif isinstance(value, nodes.Call) and target in self.loop_results:
             reached = set().union(*(own | held for own, held in self.loop_results[target]))
             memory.reaching(target, set(), reached)
-        elif isinstance(value, nodes.Call) and self.track_result(target):
-            pass
         elif isinstance(value, nodes.Call):
-            self.track_call(target, value)
+            if not self.track_result(target):
+                self.track_call(target, value)
         else:
             memory.fresh(target)
 
@@ -357,7 +356,7 @@ class Updates:
                 f"{update.what} updates {update.var} in place, and {reader}{shared} is "
                 f"read at line {lineno}: Python would see the change there. "
                 f"{update.remedy}", self.facts.origin.filename, update.lineno, "update in place")
-            if not self.aliases.only_maybe(update, name):
+            if not (self.aliases.only_maybe(update, name) or self.through_outside(update)):
                 raise error
             # before the update, where both are bound whichever path reaches the read
             self.guards.append((update.stmt or stmt, mutation.refuse_if_shared,
@@ -382,13 +381,19 @@ class Updates:
                         f"instead (np.copy, list(...))",
                         self.facts.origin.filename, update.lineno, "update in place")
 
+    def through_outside(self, update):
+        """Whether `update` is an augmented assignment of a value that may share a
+        module global's memory, which the kinds cannot tell from a number (a value
+        read from a global dict or object): the forward checks it when it runs."""
+        return _is_augmented(update.stmt) and bool(update.changed & self.aliases.outside)
 
     def check_outside(self):
-        """Refuse an update in place of memory a module global may share (a run-time
-        check, `guards`, where the value updated may be a number, an item of an
-        array): Python changes the global for good, and every later reader sees it,
-        where the derivative, which never updates what the function did not make,
-        does not."""
+        """Refuse an update in place of memory a module global may share: Python changes
+        the global for good, and every later reader sees it, where the derivative,
+        which never updates what the function did not make, does not. Where the value
+        updated may be a number (an item of an array, a value read from a dict or an
+        object: `r = config.scale; r *= x`), the forward checks it when it runs
+        (`guards`): an augmented assignment of a number changes nothing but the name."""
         for update in self.aliases.updates:
             name = self.aliases.outside_changed(update)
             if name is None:
@@ -399,7 +404,7 @@ class Updates:
                 f"{update.what} updates {shared} in place: Python would change {name} for "
                 f"everything that reads it later, the derivative would not. {update.remedy}",
                 self.facts.origin.filename, update.lineno, "update in place")
-            if not self.aliases.only_maybe(update, name):
+            if not (self.aliases.only_maybe(update, name) or self.through_outside(update)):
                 raise error
             self.guards.append((update.stmt, mutation.refuse_if_shared, [update.name, name],
                                 error))
@@ -408,6 +413,13 @@ class Updates:
 RESULT_ITEMS = aliases.items("")
 """In `Updates.result_shares`, the values an unknown call inside the function made,
 which its result holds: the caller's `aliases.items` root of the call's result."""
+
+
+def _is_augmented(stmt):
+    """Whether ANF statement `stmt` is an augmented assignment of a name (`x *= e`, not
+    `x[i] += e`), which rebinds the name when its value is a number."""
+    return (isinstance(stmt, nodes.Assign) and isinstance(stmt.value, nodes.BinOp)
+            and not hasattr(stmt, "written_back"))
 
 
 def _is_flag(atom, flag):
