@@ -27,6 +27,8 @@ from pullback.runtime.deferred import Deferred, outer_sum
 from pullback.runtime.structures import (
     add_at,
     indexed_all,
+    rearray,
+    unarray,
     unconcatenate,
     unindex,
     unindex_all,
@@ -176,6 +178,22 @@ def test_add_at_adds_the_reads_to_a_cotangent_of_the_whole(x, indices):
     assert _same_cotangent(total, before)  # the sum is a new value
     assert add_at(ZERO, gs, x, indices) is not ZERO
     assert _same_cotangent(add_at(total, (ZERO,) * len(indices), x, indices), total)
+
+
+@pytest.mark.parametrize("x", [[1.0, 2.0, np.float64(3.0)], (1.0, 2.0), [1.0, 2],
+                               [[1.0, 2.0], [3.0, 4.0]]])
+def test_unarray_gives_each_item_its_cotangent(x):
+    """The cotangent of `np.array(x)` taken back to `x`: a list (or tuple) of Python
+    floats when `x` holds floats, the items' own shapes otherwise; `rearray` its
+    transpose."""
+    g = rng.standard_normal(np.shape(x))
+    got = unarray(g, x)
+    assert type(got) is type(x) and len(got) == len(x)
+    for gi, xi, want in zip(got, x, g):
+        assert np.shape(gi) == np.shape(xi) and np.allclose(gi, want)
+    if all(isinstance(xi, float) for xi in x):
+        assert all(type(gi) is float for gi in got)
+    assert np.allclose(rearray(got, x), g)
 
 
 def _same_cotangent(a, b):

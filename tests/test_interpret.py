@@ -11,6 +11,7 @@ import types
 import numpy as np
 import pytest
 
+import pullback
 from pullback.compiler import transform
 from pullback.compiler.analysis import interpret, kinds
 from pullback.compiler.syntax import nodes
@@ -82,6 +83,34 @@ def test_a_loops_state_is_joined_over_iterations():
 
 def test_horner_gradients():
     check_grads(lambda x: horner(3, x), (0.7,), order=2)
+
+
+def trajectory(a, n):
+    xs = [0.0] * (n + 1)
+    for t in range(n):
+        xs[t + 1] = a * xs[t] + 1.0
+    return xs[n] * xs[n - 1]
+
+
+def test_a_repeated_list_has_the_kind_of_its_items():
+    """`[0.0] * (n + 1)` is a list of numbers whatever its length, and stays one when
+    the loop writes numbers into it: its items are scalars, so their cotangents need
+    no summing over broadcast axes."""
+    summary = interpreter(trajectory, a=kinds.SCALAR, n=kinds.CONST_SCALAR).run()
+    assert summary.kinds["xs"] == kinds.Items(kinds.CONST_SCALAR)
+    assert kinds.Items(kinds.SCALAR) in summary.kinds.values()  # after the loop
+    assert summary.result_kind is kinds.SCALAR
+    check_grads(lambda a: trajectory(a, 5), (0.7,), order=2)
+    assert "unbroadcast" not in pullback.source(trajectory, 0.7, 5, argnums=0)
+
+
+@pytest.mark.parametrize("count", [kinds.ANY, kinds.CONST, kinds.CONST_ARRAY, kinds.SCALAR])
+def test_a_count_that_may_be_an_array_repeats_nothing(count):
+    """`[0.0] * c` is an array when `c` is one: a repetition only for a constant number."""
+    items = kinds.sequence(list, [kinds.CONST_SCALAR])
+    assert kinds.repetition(items, count) is None
+    assert kinds.repetition(items, kinds.CONST_SCALAR) == kinds.Items(kinds.CONST_SCALAR)
+    assert kinds.repetition(kinds.CONST_SCALAR, items) == kinds.Items(kinds.CONST_SCALAR)
 
 
 def attempts(results):

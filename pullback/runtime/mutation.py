@@ -50,7 +50,7 @@ def with_item_into(x, index, value):
     """`with_item(x, index, value)`, writing into `x` itself when it is a list and
     `index` an int: a loop's own copy (`copied`) whose earlier versions nothing reads
     but for their length (`compiler.optimize.in_place_lists`)."""
-    if type(x) is list and is_int(index):
+    if type(x) is list and (type(index) is int or is_int(index)):
         x[index] = value
         return x
     return with_item(x, index, value)
@@ -131,7 +131,7 @@ def without_item(g, index):
 def without_item_into(g, index):
     """`without_item(g, index)`, zeroing the item in `g` itself when it is a list and
     `index` an int (see `with_item_into`)."""
-    if type(g) is list and is_int(index):
+    if type(g) is list and (type(index) is int or is_int(index)):
         g[index] = ZERO
         return g
     return without_item(g, index)
@@ -142,6 +142,8 @@ def written_item(g, index, value, updated):
     the item of `g` at `index`, summed back to `value`'s shape where it was
     broadcast; zero when `updated` is an array that cannot hold a derivative (the
     value was rounded)."""
+    if type(updated) is list and type(index) is int:  # the common case, first
+        return ZERO if g is ZERO else g[index]
     if g is ZERO or (isinstance(updated, np.ndarray) and not is_differentiable(updated)):
         return ZERO
     item = g[index]

@@ -97,7 +97,11 @@ def _add_items(items, gs, x, indices):
         if g is ZERO:
             continue
         found = True
-        if isinstance(index, slice):
+        if type(index) is int:  # the common case, first: one item, often ZERO or a float
+            old = items[index]
+            items[index] = g if old is ZERO else old + g if type(old) is type(g) is float else (
+                add(old, g))
+        elif isinstance(index, slice):
             for i, gi in zip(range(*index.indices(len(x))), g):
                 items[i] = add(items[i], gi)
         else:
@@ -478,7 +482,10 @@ def unarray(g, x):
     if g is ZERO:
         return ZERO
     if isinstance(x, (list, tuple)):
-        items = [unarray(gi, xi) for gi, xi in zip(g, x)]
+        if type(g) is np.ndarray and g.ndim == 1 and all(isinstance(xi, float) for xi in x):
+            items = g.tolist()  # floats: the cotangents of floats, and faster to add
+        else:
+            items = [unarray(gi, xi) for gi, xi in zip(g, x)]
         return items if isinstance(x, list) else tuple(items)
     return unbroadcast(g, x)
 

@@ -337,7 +337,11 @@ class Interpreter:
             count = _repeats(self.kind_of, operands)
             if operator_ is operator.mul and count is not None:
                 self.refuse_repetition(count)
-            return self.primitive(target, operator_, operands, [])
+            step = self.primitive(target, operator_, operands, [])
+            repeated = operator_ is operator.mul and kinds.repetition(*map(self.kind_of, operands))
+            if repeated:
+                self.kinds[target] = repeated
+            return step
         if isinstance(value, nodes.UnaryOp):
             return self.primitive(target, operators.UNARY[type(value.op)], [value.operand], [])
         if isinstance(value, nodes.Attribute):

@@ -271,6 +271,16 @@ def item(kind, key):
     return element(kind)
 
 
+def repetition(a, b):
+    """The kind of `a * b` when it repeats a tuple or list (`[0.0] * n`): a sequence of
+    unknown length with the items' kinds; else None. The count must be known to be a
+    number (an array of counts would make the product an array)."""
+    for items, count in ((a, b), (b, a)):
+        if is_sequence(items) and count.shape == "scalar" and not count.active:
+            return Items(element(items))
+    return None
+
+
 def is_sequence(kind):
     """Whether `kind` is that of a tuple or list (or of an iterable's items)."""
     return isinstance(kind, Items) or isinstance(kind, Container) and kind.type in (tuple, list)
