@@ -755,6 +755,69 @@ def test_lists_updated_in_place_forward_over_reverse():
         pullback.hessian(states)(0.7))
 
 
+def outputs_appended(a, b, steps=5):
+    """An RNN's outputs gathered by `append`, the state carried in a name."""
+    x, xs = 0.5, []
+    for _ in range(steps):
+        x = math.sin(a * x + b)
+        xs.append(x)
+    return np.sum(np.array(xs) ** 2)
+
+
+def appended_and_counted(a, steps=4):
+    """The list's length read after each append (of the new version: allowed)."""
+    xs, total = [], 0.0
+    for t in range(steps):
+        xs.append(a * t + total)
+        total = total + len(xs) * xs[-1] * a
+    return total * xs[0]
+
+
+def appended_rows(w, x, steps=3):
+    hs = [x]
+    for _ in range(steps):
+        hs.append(np.tanh(w @ hs[-1]))
+    return np.sum(np.stack(hs) ** 2)
+
+
+APPEND_CASES = [
+    ("outputs_appended", outputs_appended, (0.7, 0.2), True),
+    ("appended_and_counted", appended_and_counted, (0.4,), False),
+    ("appended_rows", appended_rows, (0.3 * np.eye(3) + 0.1, np.array([0.2, -0.4, 0.5])),
+     False),
+]
+
+
+@pytest.mark.parametrize("name, fn, args, in_place", APPEND_CASES,
+                         ids=[c[0] for c in APPEND_CASES])
+def test_a_list_a_loop_appends_to_is_appended_to_in_place(name, fn, args, in_place):
+    """The forward loop appends to its own copy of the list (`appended_into`) where
+    nothing reads an earlier version at all, its length included (the pullback reading
+    `hs[-1]`'s list for its length keeps the copies); the pullback's loop removes the
+    last item of its copy of the cotangent (`unappended_into`) whenever nothing reads
+    an earlier version after. Orders 1, 2 and 3, and forward over reverse."""
+    text = pullback.source(fn, *args)
+    assert ("= appended_into(" in text) == in_place
+    assert "unappended_into(" in text
+    check_grads(fn, args, order=2)
+    if len(args) == 1:
+        check_grads(fn, args, order=3)
+        assert pullback.jvp(pullback.grad(fn), args, (1.0,))[1] == pytest.approx(
+            pullback.hessian(fn)(*args))
+
+
+def test_generated_code_read_again_runs_the_copying_updates():
+    """The derivative of code that appends in place appends to a copy (`mutation.COPYING`),
+    as its tangent rule reads the list it appended to; the optimiser may then append in
+    place again where that holds."""
+    def inner(a, b):
+        return pullback.grad(outputs_appended, argnums=(0, 1))(a, b)[0]
+
+    check_grads(inner, (0.7, 0.2), order=1)
+    assert pullback.jvp(inner, (0.7, 0.2), (1.0, 0.0))[1] == pytest.approx(
+        pullback.hessian(outputs_appended)(0.7, 0.2), rel=1e-7)
+
+
 # -- a recursion's cotangents of a parameter it passes on unchanged ---------------------
 
 

@@ -64,7 +64,7 @@ def test_a_result_sharing_memory_is_declared_a_view(spec):
 _CONTAINER_MAPS = ("structures", "mutation", "records", "iteration", "calls", "loops", "tangents")
 LINEAR = [spec for spec in with_templates() if spec.linear and getattr(
     spec.primitive, "__module__", "").removeprefix("pullback.runtime.") not in _CONTAINER_MAPS]
-"""Linear primitives of arrays; the maps between containers (`repack`, `unappend`...),
+"""Linear primitives of arrays; the maps between containers (`repack`, `unappended`...),
 linear too, are checked with their transposes (`tests/test_helpers.py`)."""
 
 

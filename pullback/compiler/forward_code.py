@@ -11,7 +11,7 @@ interpreter asked for (`guards`), loops without derivatives.
 import dataclasses
 
 from ..errors import TransformError
-from ..runtime import custom, handlers, loops
+from ..runtime import custom, handlers, loops, mutation
 from .analysis import interpret
 from .syntax import nodes
 
@@ -140,6 +140,17 @@ class ForwardCode:
     def step_code(self, stmt, step):
         """The code of `stmt`, by its `Step`: the emitter `EMITTERS` names."""
         return getattr(self, EMITTERS[step.how])(stmt, step)
+
+    def as_run(self, stmt, step):
+        """The primitive call `stmt` as the function runs it: generated code updating a
+        list in place calls the copying update instead (`mutation.COPYING`). Where the
+        optimiser wrote the update in place, nothing read the old list; the derivative
+        code beside it may (a tangent rule reads its argument after the call)."""
+        copying = mutation.COPYING.get(step.fn)
+        if copying is None:
+            return stmt
+        name = nodes.name(self.bindings.object(copying.__name__, copying))
+        return nodes.replaced(stmt, value=nodes.replaced(stmt.value, func=name))
 
     def index_value(self, index):
         """Subscript syntax as a value (`nodes.index_value`), reading `slice` from a cell."""

@@ -63,9 +63,11 @@ from pullback.runtime.iteration import (
 )
 from pullback.runtime.loops import reiterate, unreiterate
 from pullback.runtime.mutation import (
-    reappend,
+    last_item,
+    last_item_adjoint,
+    reappended,
     repop,
-    unappend,
+    unappended,
     unpop,
     without_item,
     written_item,
@@ -494,14 +496,24 @@ def written_item_adjoint_(z, h, g, index, value, updated):
     d[h] = written_item(d[z], index, value, updated)
 
 
-@adjoint(mutation.unappend, linear=True)
-def unappend_(z, g):
-    d[g] = reappend(d[z], g)
+@adjoint(mutation.unappended, mutation.unappended_into, linear=True)
+def unappended_(z, g):
+    d[g] = reappended(d[z])
 
 
-@adjoint(mutation.reappend, linear=True)
-def reappend_(z, h, g):
-    d[h] = unappend(d[z])
+@adjoint(mutation.reappended, linear=True)
+def reappended_(z, h):
+    d[h] = unappended(d[z])
+
+
+@adjoint(mutation.last_item, linear=True, indexed=(0,))
+def last_item_(z, g):
+    d[g] = last_item_adjoint(d[z], g)
+
+
+@adjoint(mutation.last_item_adjoint, linear=True)
+def last_item_adjoint_(z, h, g):
+    d[h] = last_item(d[z])
 
 
 @adjoint(mutation.unpop, linear=True)

@@ -10,7 +10,7 @@ from pullback.compiler.analysis.kinds import ARRAY, Container, Items, element, j
 from pullback.rules.registry import adjoint, d, t
 from pullback.runtime import mutation
 from pullback.runtime.iteration import like_items
-from pullback.runtime.mutation import unappend, unpop, without_item, written_item
+from pullback.runtime.mutation import last_item, unappended, unpop, without_item, written_item
 from pullback.runtime.structures import unconcat
 from pullback.runtime.tangents import dense, shaped
 
@@ -39,11 +39,10 @@ def with_item(z, x, index, value):
     t[z] = mutation.with_item(shaped(t[x], x), index, dense(t[value], value))
 
 
-@adjoint(mutation.appended, result=_appended_kind, copy=True)
+@adjoint(mutation.appended, mutation.appended_into, result=_appended_kind, copy=True)
 def appended(z, items, value):
-    parts = unappend(d[z])
-    d[items] = parts[0]
-    d[value] = parts[1]
+    d[value] = last_item(d[z])
+    d[items] = unappended(d[z])
     t[z] = mutation.appended(shaped(t[items], items), t[value])
 
 

@@ -17,6 +17,7 @@ give it to the value written instead.
 import numpy as np
 
 from ..errors import TransformError
+from . import structures
 from .cotangents import ZERO, is_differentiable, rebroadcast, unbroadcast
 from .deferred import is_int
 from .structures import unindex
@@ -54,6 +55,16 @@ def with_item_into(x, index, value):
         x[index] = value
         return x
     return with_item(x, index, value)
+
+
+def appended_into(items, value):
+    """`appended(items, value)`, appending to `items` itself when it is a list (see
+    `with_item_into`; `compiler.optimize.in_place_lists` makes sure nothing reads an
+    earlier version at all, since its length changes)."""
+    if type(items) is list:
+        items.append(value)
+        return items
+    return appended(items, value)
 
 
 def refuse_if_shared(updated, reader, error):
@@ -163,19 +174,42 @@ def written_item_adjoint(h, g, index, value, updated):
     return unindex(h, updated, index)
 
 
-def unappend(g):
-    """The cotangents of `items` and `value` from that of `appended(items, value)`."""
+def unappended(g):
+    """The cotangent of `items` from that of `appended(items, value)`: `g` without its
+    last item."""
     if g is ZERO:
         return ZERO
-    return list(g[:-1]), g[-1]
+    return list(g[:-1])
 
 
-def reappend(h, g):
-    """The transpose of `unappend`."""
+def unappended_into(g):
+    """`unappended(g)`, removing the last item of `g` itself when it is a list (see
+    `with_item_into`)."""
+    if type(g) is list:
+        g.pop()
+        return g
+    return unappended(g)
+
+
+def reappended(h):
+    """The transpose of `unappended`: `h` with a zero last item."""
+    if h is ZERO:
+        return ZERO
+    return list(h) + [ZERO]
+
+
+def last_item(g):
+    """The cotangent of `value` from that of `appended(items, value)`: the last item of `g`."""
+    if g is ZERO:
+        return ZERO
+    return g[-1]
+
+
+def last_item_adjoint(h, g):
+    """The transpose of `last_item`: `h` as the last item of a zero cotangent shaped like `g`."""
     if h is ZERO or g is ZERO:
         return ZERO
-    rest = [ZERO] * (len(g) - 1) if h[0] is ZERO else list(h[0])
-    return rest + [h[1]]
+    return [ZERO] * (len(g) - 1) + [h]
 
 
 def unpop(g, items, index=-1):
@@ -195,3 +229,14 @@ def repop(h, items, index=-1):
     rest = list(h)
     value = rest.pop(index % len(items))
     return rest, value
+
+
+IN_PLACE = {with_item: with_item_into, without_item: without_item_into,
+            structures.add_at: structures.add_at_into, appended: appended_into,
+            unappended: unappended_into}
+"""Each update's version writing into its first argument, which the optimiser writes
+where nothing reads the argument after (`compiler.optimize.in_place_lists`). Generated
+code that is transformed again runs the copying versions (`COPYING`): what made the
+update safe in it says nothing of what its own derivative reads."""
+
+COPYING = {into: copying for copying, into in IN_PLACE.items()}

@@ -33,13 +33,12 @@ copying when the list is not a list or the index not an int.
 import builtins
 
 from ...rules import registry
-from ...runtime import mutation, structures
+from ...runtime import mutation
 from ..syntax import nodes
 
-IN_PLACE = {mutation.with_item: mutation.with_item_into,
-            mutation.without_item: mutation.without_item_into,
-            structures.add_at: structures.add_at_into}
-"""Each update's version writing into its first argument."""
+RESIZING = {mutation.appended, mutation.unappended}
+"""The updates that change the list's length: nothing may read an earlier version
+after them, not even for its length."""
 
 
 def update_in_place(statements, bindings):
@@ -58,7 +57,7 @@ class _Rewriter:
     def __init__(self, root, bindings):
         self.root = root
         self.bindings = bindings
-        names = {bindings.name_of(f): f for f in IN_PLACE}
+        names = {bindings.name_of(f): f for f in mutation.IN_PLACE}
         self.updates = {name: f for name, f in names.items() if name is not None}
         self.reads = _helper_reads(bindings)
 
@@ -141,6 +140,15 @@ class _Rewriter:
             value, depth = value.args[0], depth + 1
         return value.id if depth and nodes.is_name(value) else None
 
+    def resizes(self, value):
+        """Whether the chain of updates `value` changes the list's length (`RESIZING`)."""
+        while isinstance(value, nodes.Call) and nodes.is_name(value.func) and (
+                value.func.id in self.updates):
+            if self.updates[value.func.id] in RESIZING:
+                return True
+            value = value.args[0]
+        return False
+
     def safe(self, loop, body, var, chain):
         """Whether the loop may make the updates `chain` of the list it carries in `var`
         in place (the module docstring)."""
@@ -155,16 +163,16 @@ class _Rewriter:
             return False
         consumed = dict(zip(names, (position for position, _ in chain)))
         last = chain[-1][0]
+        resizing = any(self.resizes(body.flat[position][0].value) for position in updates)
         for index, (stmt, _) in enumerate(body.flat):
             for kind, name, detail in _uses(stmt, set(names), self.reads, index in updates):
-                if kind == "item":
-                    reader = name if name in consumed else None
-                    stale = reader is not None and body.after(index, consumed[reader]) and not (
-                        name == var == chain[-1][1] and body.after(index, last))
+                stale = name in consumed and body.after(index, consumed[name]) and not (
+                    name == var == chain[-1][1] and body.after(index, last))
+                if kind == "item" or kind == "structural" and resizing:
                     if stale:
                         return False
                 elif kind == "cached":
-                    if not self.cache_reads_structure(*detail):
+                    if resizing or not self.cache_reads_structure(*detail):
                         return False
                 elif kind == "passed":
                     if not body.passes(detail, var, names):
@@ -215,7 +223,7 @@ class _Rewriter:
         if not (isinstance(value, nodes.Call) and nodes.is_name(value.func)
                 and value.func.id in self.updates):
             return value
-        helper = IN_PLACE[self.updates[value.func.id]]
+        helper = mutation.IN_PLACE[self.updates[value.func.id]]
         return nodes.replaced(value, func=nodes.name(self.bindings.object(helper.__name__, helper)),
                               args=[self.into(value.args[0]), *value.args[1:]])
 

@@ -190,8 +190,8 @@ class _Reverse(ForwardCode):
 
     def primitive(self, stmt, step):
         self.located(templates.bind, step.rule, step.args, step.keywords)
-        return [stmt], Primitive(step.target, step.rule, step.args, step.keywords,
-                                 self.lineno)
+        op = Primitive(step.target, step.rule, step.args, step.keywords, self.lineno)
+        return [self.as_run(stmt, step)], op
 
     def build(self, stmt, step):
         return [stmt], Build(step.target, step.keywords, step.args, self.lineno, step.source)

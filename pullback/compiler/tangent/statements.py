@@ -205,7 +205,8 @@ class _Tangent(ForwardCode):
         instance = self.located(rules.instantiate_rule, rule, step.rule, stmt.value, step.args,
                                 step.keywords, self.tangent_of, context)
         code = [nodes.located(s, self.lineno) for s in instance.statements]
-        return [stmt] + code + self.assign_tangent(step.target, instance.value)
+        return [self.as_run(stmt, step)] + code + self.assign_tangent(step.target,
+                                                                      instance.value)
 
     def build(self, stmt, step):
         dots = [self.tangent_or_zero(v) for v in step.args]
