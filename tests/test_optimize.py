@@ -806,6 +806,30 @@ def test_a_list_a_loop_appends_to_is_appended_to_in_place(name, fn, args, in_pla
             pullback.hessian(fn)(*args))
 
 
+def comprehensions(a, n=4):
+    """A comprehension of constants (a loop with nothing to differentiate), one nested
+    in another, and one of differentiable values, each in a loop."""
+    total = 0.0
+    for k in range(2):
+        zeros = [0.0 for _ in range(n)]
+        grid = [[a * i + j for i in range(3)] for j in range(k + 2)]
+        zeros[k] = sum(row[-1] for row in grid) * a
+        total = total + sum(zeros) * len(zeros)
+    return total
+
+
+def test_a_comprehension_appends_to_its_own_list_in_place():
+    """A comprehension's list is its own until it is built: a loop with nothing to
+    differentiate appends to it in place; each run, and each step of an outer loop,
+    builds a new one. Orders 1 to 3."""
+    text = pullback.source(comprehensions, 0.7)
+    assert "appended_into(items_1, 0.0)" in text
+    grad = pullback.grad(comprehensions)
+    assert grad(0.7) == grad(0.7)
+    for order in (1, 2, 3):
+        check_grads(comprehensions, (0.7,), order=order)
+
+
 def test_generated_code_read_again_runs_the_copying_updates():
     """The derivative of code that appends in place appends to a copy (`mutation.COPYING`),
     as its tangent rule reads the list it appended to; the optimiser may then append in

@@ -1086,9 +1086,13 @@ class _Normalizer:
 
 
 _COMPREHENSIONS = (nodes.ListComp, nodes.GeneratorExp, nodes.SetComp, nodes.DictComp)
+# A list a comprehension builds is its own, and no one sees it until it is built: it is
+# appended to in place (a primal loop runs so; a differentiated one runs the copying
+# update, which `optimize.in_place_lists` makes in place again where that holds).
 _COMPREHENSION_FORMS = {  # type: (name of the result, its empty value, the update, its args)
-    nodes.ListComp: ("items", lambda: nodes.list_([]), mutation.appended, lambda e: [e.elt]),
-    nodes.GeneratorExp: ("items", lambda: nodes.list_([]), mutation.appended,
+    nodes.ListComp: ("items", lambda: nodes.list_([]), mutation.appended_into,
+                     lambda e: [e.elt]),
+    nodes.GeneratorExp: ("items", lambda: nodes.list_([]), mutation.appended_into,
                          lambda e: [e.elt]),
     nodes.SetComp: ("members", lambda: nodes.call("set"), mutation.with_member,
                     lambda e: [e.elt]),
