@@ -119,8 +119,11 @@ async def coroutine(x):
     return x
 
 
+COUNTS = [3]
+
+
 def list_repetition(x):
-    return sum([x] * 3)
+    return sum([x] * COUNTS[0])  # a count the kinds cannot tell from an array
 
 
 def nonlocal_statement(x):

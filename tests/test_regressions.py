@@ -1903,3 +1903,92 @@ def test_a_number_read_from_a_global_and_updated_is_differentiated():
     assert pullback.grad(_number_from_a_global_object_updated)(0.3) == pytest.approx(4.0)
     check_grads(_number_from_a_global_dict_updated, (0.3,), order=2)
     check_grads(_number_from_a_global_object_updated, (0.3,), order=2)
+
+
+def _repeated_number(x):
+    xs = [x] * 3
+    xs[1] = xs[1] * 2.0
+    return xs[0] * xs[1] + xs[2]
+
+
+def _repeated_pair(x):
+    xs = 2 * (x, x * x)
+    return xs[0] * xs[3] + xs[1] * xs[2]
+
+
+def _repeated_then_rebound(x):
+    hs = [x] * 4
+    for i in range(1, 4):
+        hs[i] = np.tanh(hs[i - 1] * 0.5 + x)
+    return np.sum(hs[3] * hs[0])
+
+
+@pytest.mark.parametrize("fn, x", [
+    (_repeated_number, 1.5), (_repeated_pair, 0.7),
+    (_repeated_then_rebound, np.array([0.1, 0.2, 0.3])),
+])
+def test_a_list_holding_a_differentiable_value_repeated_by_an_int(fn, x):
+    """`[x] * 3`, `2 * (x, y)`: a repetition where the kinds tell the count is a number
+    (`structures.repeated`), each item's cotangent the sum of its copies'. It was
+    refused. Orders 1 and 2, and jvp."""
+    check_grads(fn, (x,), order=2)
+    if isinstance(x, float):
+        assert pullback.jvp(fn, (x,), (1.0,))[1] == pytest.approx(pullback.grad(fn)(x))
+
+
+def _held_twice_by_repetition(x):
+    hs = [np.zeros(2)] * 2
+    hs[1] += x
+    return np.sum(hs[0] * x)
+
+
+def _held_twice_in_a_dict(x):
+    a = x * 1.0
+    d = {"p": a, "q": a}
+    d["q"] *= 2.0
+    return np.sum(d["p"])
+
+
+def _held_inside_another_item(x):
+    a = x * 1.0
+    hs = [a, [a]]
+    hs[0] *= 2.0
+    return np.sum(hs[1][0])
+
+
+def _list_held_twice_updated_by_item(x):
+    row = [x, x]
+    grid = [row, row]
+    grid[1][0] *= 2.0
+    return grid[0][0]
+
+
+@pytest.mark.parametrize("fn, x, offset", [
+    (_held_twice_by_repetition, np.array([1.0, 2.0]), 2),
+    (_held_twice_in_a_dict, np.array([1.0, 2.0]), 3),
+    (_held_inside_another_item, np.array([1.0, 2.0]), 3),
+    (_list_held_twice_updated_by_item, 1.5, 3),
+])
+def test_an_item_updated_in_place_that_its_container_holds_twice_is_refused(fn, x, offset):
+    """`[np.zeros(2)] * 2; hs[1] += x` changes the one array both places hold, and
+    Python reads the change through `hs[0]`; pullback updated a copy at `hs[1]` and
+    gave a silent wrong value and gradient (also `{"p": a, "q": a}`, `[a, [a]]`, a
+    list of rows holding one row twice). The forward now checks, before the update,
+    that the container holds the item once (`mutation.refuse_if_held_twice`)."""
+    with pytest.raises(pullback.TransformError, match="holds it, or memory it shares") as info:
+        pullback.grad(fn)(x)
+    assert info.value.filename == __file__
+    assert info.value.lineno == fn.__code__.co_firstlineno + offset
+
+
+def _distinct_items_updated_in_a_loop(x):
+    hs = [x * float(k) for k in range(4)]
+    for k in range(4):
+        hs[k] += x * hs[(k + 1) % 4]
+    return np.sum(hs[0] * hs[3])
+
+
+def test_distinct_items_updated_in_place_are_differentiated():
+    """The other side: a list of distinct arrays, each updated in place by index, passes
+    the check and is differentiated (orders 1 and 2)."""
+    check_grads(_distinct_items_updated_in_a_loop, (np.array([0.3, -0.2]),), order=2)

@@ -82,6 +82,7 @@ from pullback.runtime.structures import (
     redict,
     remapping,
     repack,
+    rerepeated,
     reroll,
     restack,
     restar,
@@ -93,6 +94,7 @@ from pullback.runtime.structures import (
     unindex_all,
     unmapping,
     unrepack,
+    unrepeated,
     unroll,
     unstack,
     unstar,
@@ -328,6 +330,16 @@ def unstack_(z, g, xs, axis=0):
 @adjoint(structures.restack, linear=True)
 def restack_(z, h, xs, axis=0):
     d[h] = unstack(d[z], xs, axis)
+
+
+@adjoint(structures.unrepeated, linear=True)
+def unrepeated_(z, g, items, count):
+    d[g] = rerepeated(d[z], count)
+
+
+@adjoint(structures.rerepeated, linear=True)
+def rerepeated_(z, h, count):
+    d[h] = unrepeated(d[z], h, count)
 
 
 @adjoint(structures.unconcatenate, linear=True)

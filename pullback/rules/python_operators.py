@@ -4,10 +4,11 @@ import operator
 
 import numpy as np
 
-from pullback.compiler.analysis.kinds import concatenation
+from pullback.compiler.analysis.kinds import Items, concatenation, element
 from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import matmul_left, matmul_right, unbroadcast, unreduce
-from pullback.runtime.structures import reconcat, unconcat, unindex
+from pullback.runtime.structures import reconcat, rerepeated, unconcat, unindex, unrepeated
+from pullback.runtime.structures import repeated as repeated_items
 
 from .numpy_versions import numpy_functions
 
@@ -24,6 +25,12 @@ def concat(z, a, b):
     d[a] = parts[0]
     d[b] = parts[1]
     t[z] = reconcat((t[a], t[b]), a, b)
+
+
+@adjoint(repeated_items, result=lambda items, count: Items(element(items)), copy=True)
+def repeated(z, items, count):
+    d[items] = unrepeated(d[z], items, count)
+    t[z] = rerepeated(t[items], count)
 
 
 @adjoint(operator.sub, np.subtract, result="elementwise")

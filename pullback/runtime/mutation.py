@@ -83,6 +83,33 @@ def refuse_if_shared(updated, reader, error):
 _NUMBERS = (float, int, complex, np.generic)
 
 
+def refuse_if_held_twice(container, item, error):
+    """Raise `error` if the tuple, list or dict `container` holds, besides `item`, which
+    an update is about to change in place, `item` again or memory it shares, at any
+    depth (`[a] * 2`, `[a, a[1:]]`, `[a, [a]]`): Python's update shows there too,
+    where the derivative, which updates a copy at the one place, does not. Numbers
+    share nothing."""
+    if isinstance(item, _NUMBERS) or not isinstance(container, (list, tuple, dict)):
+        return
+    if _references(container, item) > 1:
+        raise error
+
+
+def _references(container, item):
+    """How many times `container` holds `item`, or an array sharing its memory."""
+    count = 0
+    for value in container.values() if isinstance(container, dict) else container:
+        if value is item:
+            count += 1
+        elif isinstance(value, (list, tuple, dict)):
+            count += _references(value, item)
+        elif (type(value) is np.ndarray and type(item) is np.ndarray
+              and (value.base is not None or item.base is not None)
+              and np.may_share_memory(value, item)):
+            count += 1
+    return count
+
+
 def refuse_repetition(count, error):
     """Raise `error` if `count` repeats a sequence (`xs * count`): an int or a bool."""
     if isinstance(count, (int, np.integer)):

@@ -305,6 +305,36 @@ def reconcat(h, a, b):
     return tuple(items) if isinstance(a, tuple) else items
 
 
+def repeated(items, count):
+    """`items * count` for a tuple or list `items` and an int `count` (the interpreter
+    calls a repetition so where the kinds tell it from a product)."""
+    return items * count
+
+
+def unrepeated(g, items, count):
+    """The cotangent of tuple or list `items` from that of `items * count`: each item's
+    is the sum of its copies'."""
+    if g is ZERO:
+        return ZERO
+    size = len(items)
+    sums = [_column_sum(g[i::size]) for i in range(size)]
+    return tuple(sums) if isinstance(items, tuple) else sums
+
+
+def _column_sum(terms):
+    total = ZERO
+    for term in terms:
+        total = add(total, term)
+    return total
+
+
+def rerepeated(h, count):
+    """The transpose of `unrepeated`: the cotangent of the items repeated."""
+    if h is ZERO:
+        return ZERO
+    return h * count
+
+
 def unmapping(g, source):
     """The cotangent of `source` from that of `dict(source)`: a dict for a dict, a
     list of `(ZERO, cotangent)` pairs for key-value pairs."""

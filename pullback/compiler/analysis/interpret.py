@@ -334,14 +334,9 @@ class Interpreter:
             if operator_ is operator.add and any(kinds.is_sequence(self.kind_of(a))
                                                   for a in operands):
                 operator_ = operator.concat
-            count = _repeats(self.kind_of, operands)
-            if operator_ is operator.mul and count is not None:
-                self.refuse_repetition(count)
-            step = self.primitive(target, operator_, operands, [])
-            repeated = operator_ is operator.mul and kinds.repetition(*map(self.kind_of, operands))
-            if repeated:
-                self.kinds[target] = repeated
-            return step
+            if operator_ is operator.mul:
+                return self.product(target, operands)
+            return self.primitive(target, operator_, operands, [])
         if isinstance(value, nodes.UnaryOp):
             return self.primitive(target, operators.UNARY[type(value.op)], [value.operand], [])
         if isinstance(value, nodes.Attribute):
@@ -352,6 +347,19 @@ class Interpreter:
             raise self.error(_SET_REFUSED, "set")
         self.kinds[target] = kinds.CONST
         return None
+
+    def product(self, target, operands):
+        """`a * b`: a repetition of a tuple or list by a number the kinds tell
+        (`structures.repeated`), else the product, refused when run if it repeats a
+        differentiable sequence by an int after all (`mutation.refuse_repetition`)."""
+        if kinds.repetition(*map(self.kind_of, operands)):
+            items, count = operands if kinds.is_sequence(self.kind_of(operands[0])) else (
+                operands[::-1])
+            return self.primitive(target, structures.repeated, [items, count], [])
+        count = _repeats(self.kind_of, operands)
+        if count is not None:
+            self.refuse_repetition(count)
+        return self.primitive(target, operator.mul, operands, [])
 
     def attribute(self, target, value):
         """`x.attr`: a NumPy attribute of an array, else a field of an object (see

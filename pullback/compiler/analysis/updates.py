@@ -114,8 +114,30 @@ class Updates:
             stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
             memory.update(_update(stmt, before), target.id, stored,
                           getattr(stmt, "written_back", ()))
+            self.guard_written_back(stmt)
         elif self.facts.kind_of(target).shape != "scalar":
             self.track_value(target.id, value)
+
+    def guard_written_back(self, stmt):
+        """For an update of an item in place (`x[i] += v` on an array item, `x[i][j] = v`),
+        the forward checks, before it, that each container on the way holds the item it
+        updates only once (`mutation.refuse_if_held_twice`): the analysis follows what a
+        container holds, not where, so it takes the update to reach only the item
+        written back, which `[a] * 2` or `[a, a]` makes wrong."""
+        chain = getattr(stmt, "written_back", ())
+        if not self.guarded:
+            return
+        for container, item in zip(chain, chain[1:]):
+            if self.facts.kind_of(nodes.name(item)).shape == "scalar":
+                continue
+            var = _user_name(container)
+            error = TransformError(
+                f"{_update(stmt, chain[-1]).what} updates an item of {var} in place, and "
+                f"{var} holds it, or memory it shares, at another place too ([a] * n holds "
+                f"one object n times): Python would see the change there. Build the items "
+                f"separately, [np.zeros(3) for _ in range(n)], or copy the item first.",
+                self.facts.origin.filename, stmt.lineno, "update in place")
+            self.guards.append((stmt, mutation.refuse_if_held_twice, [container, item], error))
 
     def is_number_item(self, stmt, before):
         """Whether augmented assignment `stmt` of `before` in a loop's body updates the
