@@ -853,7 +853,7 @@ class Generator:
     def list_value(self, sc, d=EXPRESSION_DEPTH):
         """`(text, length)`: a list expression and the number of items it certainly has."""
         lists = sc.of(L)
-        form = self.weighted([4, 3, 3, 1, 1])
+        form = self.weighted([4, 3, 3, 1, 1, 1])
         if form == 0 and lists:
             var = self.one_of(lists)
             return var.name, var.length
@@ -866,6 +866,9 @@ class Generator:
         if form == 4 and lists:
             var = self.one_of(lists)
             return f"sorted({var.name})", var.length
+        if form == 5:  # a repetition: one value held at several places
+            count = 2 + self.pick(2)
+            return f"[{self.scalar(sc, max(d - 1, 0))}] * {count}", count
         count = 1 + self.pick(3)
         return f"[{', '.join(self.scalar(sc, max(d - 1, 0)) for _ in range(count))}]", count
 
@@ -941,6 +944,8 @@ class Generator:
         var = Var(self.fresh(prefix), type_)
         if type_ == ARRAYS:
             var.length = 1 + self.pick(2)
+            if self.chance(15):  # one array at each place: an update of one shows at all
+                return f"[{self.vector(sc, 1)}] * {var.length}", var
             return f"[{', '.join(self.vector(sc, 1) for _ in range(var.length))}]", var
         if type_ == F:
             return self.scalar(sc), var
