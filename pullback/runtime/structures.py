@@ -10,7 +10,7 @@ transforms. All of them map `ZERO` to `ZERO`.
 
 import numpy as np
 
-from .cotangents import ZERO, add, any_zero, reshape_like, unbroadcast, unreduce
+from .cotangents import ZERO, add, add_all, any_zero, reshape_like, unbroadcast, unreduce
 from .deferred import concrete, is_int, row_sum, scatter_add
 
 
@@ -317,15 +317,8 @@ def unrepeated(g, items, count):
     if g is ZERO:
         return ZERO
     size = len(items)
-    sums = [_column_sum(g[i::size]) for i in range(size)]
+    sums = [add_all(tuple(g[i::size])) for i in range(size)]
     return tuple(sums) if isinstance(items, tuple) else sums
-
-
-def _column_sum(terms):
-    total = ZERO
-    for term in terms:
-        total = add(total, term)
-    return total
 
 
 def rerepeated(h, count):
