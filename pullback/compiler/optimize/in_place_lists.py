@@ -1,4 +1,5 @@
-"""Stage 4 (optimize): a list a loop carries and updates by index, updated in place.
+"""Stage 4 (optimize): a list a loop carries and updates by index or appends to,
+updated in place.
 
 ANF makes `xs[i] = v` a new list (`xs_1 = with_item(xs, i, v)`, see `runtime.mutation`),
 so that every version keeps its value for the pullbacks that read it. A loop that
@@ -26,8 +27,10 @@ helper's argument it reads only at an index: `Spec.indexed`), for its type and
 length anywhere (`len`, or a helper's argument it reads only so: `Spec.structural`),
 or into the loop's cache, whose reader, the loop's pullback, reads that item of each
 entry only for its type and length; the updated list is read only so or for an item;
-and neither is read by a function defined in the body. The helpers fall back to
-copying when the list is not a list or the index not an int.
+and neither is read by a function defined in the body. An append (`appended`, and
+`unappended` in the pullback) changes the length: then no version may be read after
+its update at all, not even for its length, nor kept in the cache. The helpers fall
+back to copying when the list is not a list or the index not an int.
 """
 
 import builtins
