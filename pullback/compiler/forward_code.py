@@ -142,8 +142,8 @@ class ForwardCode:
         return getattr(self, EMITTERS[step.how])(stmt, step)
 
     def as_run(self, stmt, step):
-        """The primitive call `stmt` as the function runs it: generated code updating a
-        list in place calls the copying update instead (`mutation.COPYING`). Where the
+        """The primitive call `stmt` as the function runs it: generated code appending to
+        a list in place calls the copying update instead (`mutation.COPYING`). Where the
         optimiser wrote the update in place, nothing read the old list; the derivative
         code beside it may (a tangent rule reads its argument after the call)."""
         copying = mutation.COPYING.get(step.fn)

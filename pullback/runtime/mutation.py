@@ -262,8 +262,15 @@ IN_PLACE = {with_item: with_item_into, without_item: without_item_into,
             structures.add_at: structures.add_at_into, appended: appended_into,
             unappended: unappended_into}
 """Each update's version writing into its first argument, which the optimiser writes
-where nothing reads the argument after (`compiler.optimize.in_place_lists`). Generated
-code that is transformed again runs the copying versions (`COPYING`): what made the
-update safe in it says nothing of what its own derivative reads."""
+where nothing reads the argument after (`compiler.optimize.in_place_lists`)."""
 
-COPYING = {into: copying for copying, into in IN_PLACE.items()}
+RESIZING = {appended, unappended}
+"""The updates that change a list's length: nothing may read an earlier version after
+them, not even for its length."""
+
+COPYING = {IN_PLACE[update]: update for update in RESIZING}
+"""The in-place updates that generated code, transformed again, runs as the copies
+they stand for: what made the update safe in it says nothing of what its own
+derivative reads, and a tangent rule reads the list it appended to, after the call,
+for its length. An update keeping the length leaves what the rules read (a list's
+type and length) as it was, and stays in place."""

@@ -39,10 +39,6 @@ from ...rules import registry
 from ...runtime import mutation
 from ..syntax import nodes
 
-RESIZING = {mutation.appended, mutation.unappended}
-"""The updates that change the list's length: nothing may read an earlier version
-after them, not even for its length."""
-
 
 def update_in_place(statements, bindings):
     """`statements` (a generated forward function's body, its loops written as Python by
@@ -144,10 +140,10 @@ class _Rewriter:
         return value.id if depth and nodes.is_name(value) else None
 
     def resizes(self, value):
-        """Whether the chain of updates `value` changes the list's length (`RESIZING`)."""
+        """Whether the chain of updates `value` changes the list's length (`mutation.RESIZING`)."""
         while isinstance(value, nodes.Call) and nodes.is_name(value.func) and (
                 value.func.id in self.updates):
-            if self.updates[value.func.id] in RESIZING:
+            if self.updates[value.func.id] in mutation.RESIZING:
                 return True
             value = value.args[0]
         return False
