@@ -1990,5 +1990,14 @@ def _distinct_items_updated_in_a_loop(x):
 
 def test_distinct_items_updated_in_place_are_differentiated():
     """The other side: a list of distinct arrays, each updated in place by index, passes
-    the check and is differentiated (orders 1 and 2)."""
-    check_grads(_distinct_items_updated_in_a_loop, (np.array([0.3, -0.2]),), order=2)
+    the check and is differentiated (orders 1 to 3, and forward over reverse against the
+    gradient's finite differences); the refusal holds under grad of grad too."""
+    x, v = np.array([0.3, -0.2]), np.array([1.0, 0.5])
+    check_grads(_distinct_items_updated_in_a_loop, (x,), order=3)
+    gradient = pullback.grad(_distinct_items_updated_in_a_loop)
+    np.testing.assert_allclose(pullback.jvp(gradient, (x,), (v,))[1],
+                               (gradient(x + 1e-6 * v) - gradient(x - 1e-6 * v)) / 2e-6,
+                               rtol=1e-6)
+    with pytest.raises(pullback.TransformError, match="holds it") as info:
+        pullback.grad(lambda y: np.sum(pullback.grad(_held_twice_by_repetition)(y)))(x)
+    assert info.value.lineno == _held_twice_by_repetition.__code__.co_firstlineno + 2

@@ -79,8 +79,10 @@ nondifferentiable(
 nondifferentiable(contexts.enter_context, contexts.exit_context)
 # `try` statements (compiler.frontend.try_blocks): the flag the pullback tests
 nondifferentiable(handlers.try_started, handlers.try_failed, handlers.caught_types)
-# an update in place another name may see, if an array's item is a view (analysis/updates)
-nondifferentiable(mutation.refuse_if_shared, mutation.refuse_repetition)
+# an update in place another name or place may see, if an array's item is a view, or a
+# container holds the item twice (analysis/updates)
+nondifferentiable(mutation.refuse_if_shared, mutation.refuse_if_held_twice,
+                  mutation.refuse_repetition)
 registry.declare(contexts.enter_context, refused={
     "context": "its __enter__ and __exit__ run as they are, not differentiated; compute "
                "the differentiable values inside the with block, not in its manager"})

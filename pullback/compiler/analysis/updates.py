@@ -124,20 +124,26 @@ class Updates:
         updates only once (`mutation.refuse_if_held_twice`): the analysis follows what a
         container holds, not where, so it takes the update to reach only the item
         written back, which `[a] * 2` or `[a, a]` makes wrong."""
-        chain = getattr(stmt, "written_back", ())
         if not self.guarded:
             return
+        chain = getattr(stmt, "written_back", ())
         for container, item in zip(chain, chain[1:]):
             if self.facts.kind_of(nodes.name(item)).shape == "scalar":
                 continue
             var = _user_name(container)
-            error = TransformError(
-                f"{_update(stmt, chain[-1]).what} updates an item of {var} in place, and "
-                f"{var} holds it, or memory it shares, at another place too ([a] * n holds "
-                f"one object n times): Python would see the change there. Build the items "
-                f"separately, [np.zeros(3) for _ in range(n)], or copy the item first.",
-                self.facts.origin.filename, stmt.lineno, "update in place")
-            self.guards.append((stmt, mutation.refuse_if_held_twice, [container, item], error))
+            self.guard(stmt, mutation.refuse_if_held_twice, [container, item],
+                       f"{_update(stmt, chain[-1]).what} updates an item of {var} in place, "
+                       f"and {var} holds it, or memory it shares, at another place too ([a] * "
+                       f"n holds one object n times): Python would see the change there. "
+                       f"Build the items separately, [np.zeros(3) for _ in range(n)], or "
+                       f"copy the item first.")
+
+    def guard(self, stmt, check, names, message):
+        """Have the forward call `check(*names, error)` before `stmt`, `error` refusing the
+        update in place at its user line with `message` (`guards`)."""
+        error = TransformError(message, self.facts.origin.filename, stmt.lineno,
+                               "update in place")
+        self.guards.append((stmt, check, names, error))
 
     def is_number_item(self, stmt, before):
         """Whether augmented assignment `stmt` of `before` in a loop's body updates the
@@ -154,14 +160,12 @@ class Updates:
         own = self.aliases.own.get(before, set())
         if not own or not own <= {item, aliases.items(item)}:
             return False
-        var = _user_name(before)
-        error = TransformError(
-            f"{var} {_symbol(stmt.value.op)}= ... updates {var}, an item of what the loop "
-            f"iterates over, in place, and it is not a number here: Python would change "
-            f"what the loop iterates over (a row of a matrix, an array of a list). Write "
-            f"{var} = {var} {_symbol(stmt.value.op)} ... to make a new value.",
-            self.facts.origin.filename, stmt.lineno, "update in place")
-        self.guards.append((stmt, mutation.refuse_if_shared, [before, before], error))
+        var, symbol = _user_name(before), _symbol(stmt.value.op)
+        self.guard(stmt, mutation.refuse_if_shared, [before, before],
+                   f"{var} {symbol}= ... updates {var}, an item of what the loop iterates "
+                   f"over, in place, and it is not a number here: Python would change what "
+                   f"the loop iterates over (a row of a matrix, an array of a list). Write "
+                   f"{var} = {var} {symbol} ... to make a new value.")
         return True
 
     def track_value(self, target, value):
