@@ -117,6 +117,7 @@ SLICES = [
     ((4, 3), [(S, 2), (S, 1), (S, 1)]),
     ((4, 3), [(S, 2), (S, 0)]),
     ((4, 3), [(None, 2), (S, 1), (S, 0)]),
+    ((3,), [1, 0, 1, -1]),  # numbers of a vector, at repeated and negative ints
 ]
 
 
@@ -178,6 +179,24 @@ def test_add_at_adds_the_reads_to_a_cotangent_of_the_whole(x, indices):
     assert _same_cotangent(total, before)  # the sum is a new value
     assert add_at(ZERO, gs, x, indices) is not ZERO
     assert _same_cotangent(add_at(total, (ZERO,) * len(indices), x, indices), total)
+
+
+@pytest.mark.parametrize("indices", [(0, 2, 0, -1), (slice(1, 3), -2), (slice(None, None, 2),)])
+def test_a_list_version_reads_as_its_list(indices):
+    """A list's version as a pullback keeps it (`list_version`: its length) gives the
+    helpers that read the list only for its type and length what the list gives."""
+    x = [1.0, 2.0, 3.0, 4.0]
+    version = structures.list_version(x)
+    assert len(version) == 4 and structures.list_version((1.0,)) == (1.0,)
+    gs = tuple(_cotangent_like(x[index]) for index in indices)
+    assert unindex_all(gs, version, indices) == unindex_all(gs, x, indices)
+    assert unindex(gs[0], version, indices[0]) == unindex(gs[0], x, indices[0])
+    for total in (ZERO, [0.5, ZERO, 1.0, 2.0]):
+        want = add_at(total, gs, x, indices)
+        assert add_at(total, gs, version, indices) == want
+        into = copy.copy(total)
+        assert structures.add_at_into(into, gs, version, indices) == want
+        assert into is ZERO or into == want  # added into the list itself
 
 
 @pytest.mark.parametrize("x", [[1.0, 2.0, np.float64(3.0)], (1.0, 2.0), [1.0, 2],

@@ -780,11 +780,45 @@ def appended_rows(w, x, steps=3):
     return np.sum(np.stack(hs) ** 2)
 
 
+def appended_and_summed(a, steps=3):
+    """The whole list read after each append (`np.array`, whose pullback reads the
+    list's items' shapes): each step appends to a copy, and the pullback adds the
+    array's cotangent to a copy of the list's."""
+    xs, total = [a], 0.0
+    for _ in range(steps):
+        xs.append(np.sin(xs[-1]) * a)
+        total = total + np.sum(np.array(xs) ** 2)
+    return total
+
+
+def trajectory_unread(a, steps=4):
+    """Each state read back by `xs[-1]`, the list itself not read after the loop: its
+    cotangent is `ZERO` as the pullback's loop starts, made a list of the length the
+    cache kept (`ListVersion`)."""
+    xs, total = [0.5], 0.0
+    for _ in range(steps):
+        xs.append(math.sin(a * xs[-1]) + 0.1)
+        total = total + xs[-1] ** 2
+    return total
+
+
+def trajectory_window(a, steps=4):
+    """The last two states read by a slice, the first by `xs[0]`, the list read after."""
+    xs = [0.3, 0.5]
+    for _ in range(steps):
+        prev, last = xs[-2:]
+        xs.append(math.sin(a * last) + 0.5 * prev * xs[0])
+    return xs[-1] * xs[2] + sum(xs)
+
+
 APPEND_CASES = [
     ("outputs_appended", outputs_appended, (0.7, 0.2), True),
-    ("appended_and_counted", appended_and_counted, (0.4,), False),
+    ("appended_and_counted", appended_and_counted, (0.4,), True),
+    ("appended_and_summed", appended_and_summed, (0.4,), False),
     ("appended_rows", appended_rows, (0.3 * np.eye(3) + 0.1, np.array([0.2, -0.4, 0.5])),
-     False),
+     True),
+    ("trajectory_unread", trajectory_unread, (0.7,), True),
+    ("trajectory_window", trajectory_window, (0.7,), True),
 ]
 
 
@@ -792,13 +826,16 @@ APPEND_CASES = [
                          ids=[c[0] for c in APPEND_CASES])
 def test_a_list_a_loop_appends_to_is_appended_to_in_place(name, fn, args, in_place):
     """The forward loop appends to its own copy of the list (`appended_into`) where
-    nothing reads an earlier version at all, its length included (the pullback reading
-    `hs[-1]`'s list for its length keeps the copies); the pullback's loop removes the
-    last item of its copy of the cotangent (`unappended_into`) whenever nothing reads
-    an earlier version after. Orders 1, 2 and 3, and forward over reverse."""
+    nothing reads an earlier version after the append but the pullback, for its length
+    (`hs[-1]`'s cotangent): the cache then keeps the length as the step starts
+    (`list_version`), as the step starts or after the append. Reading the list whole
+    after the append keeps the copies.
+    The pullback's loop removes the last item of its copy of the cotangent
+    (`unappended_into`) whenever nothing reads an earlier version after. Orders 1, 2
+    and 3, and forward over reverse."""
     text = pullback.source(fn, *args)
     assert ("= appended_into(" in text) == in_place
-    assert "unappended_into(" in text
+    assert ("unappended_into(" in text) == in_place
     check_grads(fn, args, order=2)
     if len(args) == 1:
         check_grads(fn, args, order=3)

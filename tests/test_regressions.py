@@ -2001,3 +2001,43 @@ def test_distinct_items_updated_in_place_are_differentiated():
     with pytest.raises(pullback.TransformError, match="holds it") as info:
         pullback.grad(lambda y: np.sum(pullback.grad(_held_twice_by_repetition)(y)))(x)
     assert info.value.lineno == _held_twice_by_repetition.__code__.co_firstlineno + 2
+
+
+def _pendulum(theta, x0, steps=6):
+    """A trajectory by Euler steps from the last state, `xs[-1]`, its components read by
+    index; the states stacked after the loop."""
+    xs = [x0]
+    for _ in range(steps):
+        x = xs[-1]
+        dx = np.array([x[1], -theta[0] * np.sin(x[0]) - theta[1] * x[1]])
+        xs.append(x + 0.1 * dx)
+    return np.sum(np.stack(xs)[:, 0] ** 2)
+
+
+def _pendulum_unstacked(theta, x0, steps=6):
+    """The same trajectory, the list not read after the loop: only each step's `xs[-1]`."""
+    xs, total = [x0], 0.0
+    for _ in range(steps):
+        x = xs[-1]
+        xs.append(x + 0.1 * np.array([x[1], -theta[0] * np.sin(x[0]) - theta[1] * x[1]]))
+        total = total + xs[-1][0] ** 2
+    return total
+
+
+@pytest.mark.parametrize("fn", [_pendulum, _pendulum_unstacked])
+def test_a_trajectory_appended_from_its_last_state(fn):
+    """`xs.append(f(xs[-1]))` copied the list at every step of the forward, because the
+    pullback read each version for its length: quadratic in the steps. The forward now
+    appends in place and its cache keeps each version's length (`list_version`); the
+    pullback's cotangent of the list starts as `ZERO` when nothing after the loop reads
+    it. Orders 1 and 2, and forward over reverse against the gradient's differences."""
+    theta, x0, v = np.array([1.0, 0.1]), np.array([0.5, 0.2]), np.array([0.3, -1.0])
+    assert "appended_into(" in pullback.source(fn, theta, x0, argnums=(0, 1))
+    check_grads(fn, (theta, x0), order=2)
+    def in_theta(t):
+        return fn(t, x0)
+
+    gradient = pullback.grad(in_theta)
+    np.testing.assert_allclose(pullback.hvp(in_theta, theta, v),
+                               (gradient(theta + 1e-6 * v) - gradient(theta - 1e-6 * v)) / 2e-6,
+                               rtol=1e-6)

@@ -24,6 +24,7 @@ from pullback.runtime import (
                   loops,
                   mutation,
                   records,
+                  structures,
     tangents,
 )
 
@@ -83,6 +84,9 @@ nondifferentiable(handlers.try_started, handlers.try_failed, handlers.caught_typ
 # container holds the item twice (analysis/updates)
 nondifferentiable(mutation.refuse_if_shared, mutation.refuse_if_held_twice,
                   mutation.refuse_repetition)
+# the length a pullback keeps of a list appended to in place (optimize/in_place_lists)
+nondifferentiable(structures.list_version)
+declare(structures.list_version, structural=(0,))
 registry.declare(contexts.enter_context, refused={
     "context": "its __enter__ and __exit__ run as they are, not differentiated; compute "
                "the differentiable values inside the with block, not in its manager"})

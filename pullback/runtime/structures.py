@@ -14,6 +14,35 @@ from .cotangents import ZERO, add, add_all, any_zero, reshape_like, unbroadcast,
 from .deferred import concrete, is_int, row_sum, scatter_add
 
 
+class ListVersion:
+    """What a pullback keeps of one version of a list that a loop appends to in place:
+    its length. The helpers that read a list only for its type and length
+    (`Spec.structural`: `unindex`, `unindex_all`, `add_at`, `add_at_into`, `len`) take
+    it for the list (`compiler.optimize.in_place_lists`)."""
+
+    __slots__ = ("length",)
+
+    def __init__(self, length):
+        self.length = length
+
+    def __len__(self):
+        return self.length
+
+    def __repr__(self):
+        return f"ListVersion({self.length})"
+
+
+def list_version(items):
+    """The version `items` as its pullback reads it: for a list, its length now
+    (`ListVersion`), which appending to the list in place later does not change."""
+    return ListVersion(len(items)) if type(items) is list else items
+
+
+_LISTS = (list, ListVersion)
+_SEQUENCES = (tuple, list, ListVersion)
+_CONTAINERS = (tuple, list, ListVersion, dict)
+
+
 def unindex(g, x, index):
     """The cotangent of `x` from the cotangent `g` of `x[index]`.
 
@@ -29,14 +58,14 @@ def unindex(g, x, index):
         return _scattered(g, x, index) if rows is None else rows
     if isinstance(x, dict):
         return {k: g if k == index else ZERO for k in x}
-    if isinstance(x, (tuple, list)):
+    if isinstance(x, _SEQUENCES):
         items = [ZERO] * len(x)
         if isinstance(index, slice):
             for i, gi in zip(range(*index.indices(len(x))), g):
                 items[i] = gi
         else:
             items[index] = g
-        return items if isinstance(x, list) else tuple(items)
+        return tuple(items) if isinstance(x, tuple) else items
     return _scattered(g, x, index)
 
 
@@ -50,8 +79,10 @@ def unindex_all(gs, x, indices):
     """
     if gs is ZERO:
         return ZERO
-    if isinstance(x, (tuple, list, dict)):
+    if isinstance(x, _CONTAINERS):
         return _items_sum(gs, x, indices)
+    if type(x) is np.ndarray and x.ndim == 1 and _ints(indices):
+        return _numbers_sum(gs, x, indices)
     if type(x) is np.ndarray and x.size >= _TILED and type(gs) is tuple and _tile(
             gs, x, indices):
         total = np.empty_like(x)
@@ -77,6 +108,25 @@ def unindex_all(gs, x, indices):
             total[index] += g
         else:
             scatter_add(total, index, g)
+    return total
+
+
+def _ints(indices):
+    for index in indices:  # noqa: SIM110 (a loop is faster than all() on this hot path)
+        if type(index) is not int:
+            return False
+    return True
+
+
+def _numbers_sum(gs, x, indices):
+    """`unindex_all` for numbers read from a vector `x` at int `indices` (a state's
+    components, `x[0]` and `x[1]`): each added into one array of zeros."""
+    total = ZERO
+    for g, index in zip(gs, indices):
+        if g is not ZERO:
+            if total is ZERO:
+                total = _zeros_for(g, x)
+            total[index] += g
     return total
 
 
@@ -118,8 +168,8 @@ def add_at(total, gs, x, indices):
     of states read and written by index: the sum then costs a copy of the list, not a
     cotangent for every item made per read and added item by item.
     """
-    if (gs is ZERO or total is ZERO or not isinstance(x, (tuple, list, dict))
-            or type(total) is not type(x)):
+    if (gs is ZERO or total is ZERO or not isinstance(x, _CONTAINERS)
+            or type(total) is not (list if type(x) is ListVersion else type(x))):
         return add(total, unindex_all(gs, x, indices))
     items = list(total) if isinstance(total, tuple) else total.copy()
     _add_items(items, gs, x, indices)
@@ -131,7 +181,7 @@ def add_at_into(total, gs, x, indices):
     lists: a loop's own copy of a cotangent (`mutation.copied`) whose earlier versions
     nothing reads (`compiler.optimize.in_place_lists`). The items are replaced, never
     changed in place."""
-    if type(total) is list and type(x) is list and gs is not ZERO:
+    if type(total) is list and type(x) in _LISTS and gs is not ZERO:
         _add_items(total, gs, x, indices)
         return total
     return add_at(total, gs, x, indices)

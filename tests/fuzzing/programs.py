@@ -1047,7 +1047,10 @@ class Generator:
         """An update in place of a list."""
         form = self.weighted([4, 2, 1, 1, 2, 1])
         if form == 0:
+            read_last = sc.loop and var.length and self.chance(30)  # a trajectory
             var.length += sc.top
+            if read_last:
+                return f"{var.name}.append(np.sin({var.name}[-1] * {wrap(self.scalar(sc))}))"
             return f"{var.name}.append({self.scalar(sc)})"
         if form == 1 and var.length:
             op = self.one_of(("=", "+=", "*="))

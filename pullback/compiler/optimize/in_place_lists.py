@@ -29,33 +29,39 @@ or into the loop's cache, whose reader, the loop's pullback, reads that item of 
 entry only for its type and length; the updated list is read only so or for an item;
 and neither is read by a function defined in the body. An append (`appended`, and
 `unappended` in the pullback) changes the length: then no version may be read after
-its update at all, not even for its length, nor kept in the cache. The helpers fall
-back to copying when the list is not a list or the index not an int.
+its update at all, not even for its length; the cache keeps each version its
+pullback reads as its length, taken as the step starts or right after the update
+that makes it (`xs_1_version = list_version(xs_1)`, a `runtime.structures.ListVersion`
+that the structural helpers read as the list). A trajectory, `xs.append(f(xs[-1]))`,
+then appends in place: the cotangent of `xs[-1]` is a list of that length. The
+helpers fall back to copying when the list is not a list or the index not an int.
 """
 
 import builtins
 
 from ...rules import registry
-from ...runtime import mutation
+from ...runtime import mutation, structures
 from ..syntax import nodes
 
 
-def update_in_place(statements, bindings):
+def update_in_place(statements, bindings, namer):
     """`statements` (a generated forward function's body, its loops written as Python by
     `loop_caches`) with each loop's update of a list it carries made in place, on a copy
     made before the loop, where nothing reads the list's earlier versions but for their
     type and length (see the module docstring). Loops in pullbacks too."""
-    return _Rewriter(nodes.module(list(statements)), bindings).block(statements)
+    return _Rewriter(nodes.module(list(statements)), bindings, namer).block(statements)
 
 
 class _Rewriter:
     """The rewrite of one forward function, `root` (read whole to find each cache's
     reader); `updates` are the generated names of the copying updates, `reads` what the
-    helpers' specs say they read of their arguments (`_helper_reads`)."""
+    helpers' specs say they read of their arguments (`_helper_reads`); new names come
+    from `namer`."""
 
-    def __init__(self, root, bindings):
+    def __init__(self, root, bindings, namer):
         self.root = root
         self.bindings = bindings
+        self.namer = namer
         names = {bindings.name_of(f): f for f in mutation.IN_PLACE}
         self.updates = {name: f for name, f in names.items() if name is not None}
         self.reads = _helper_reads(bindings)
@@ -88,17 +94,35 @@ class _Rewriter:
                 consumers[var] = None if var in consumers else position  # None: twice
         defined = {nodes.single_target(body.flat[p][0]) for p in consumers.values()
                    if p is not None}
-        copies, changed = [], set()
+        copies, changed, versions, captures = [], set(), {}, {}
         for var in consumers:
             chain = self.chain(body, consumers, var)
-            if not chain or var in defined - {chain[-1][1]} or var not in bound or not (
-                    self.safe(stmt, body, var, chain)):
+            if not chain or var in defined - {chain[-1][1]} or var not in bound:
+                continue
+            cached = self.safe(stmt, body, var, chain)
+            if cached is None:
                 continue
             changed.update(id(body.flat[p][0]) for p, _ in chain)
             copies += self.copy(var, before, nodes.lineno_of(stmt))
+            made = {name: p for p, name in chain}  # the update making each version
+            for entry, position, name in cached:
+                update = body.flat[made[name]][0] if name in made else stmt
+                made_by = id(update) if name in made else None
+                if made_by not in captures:
+                    captures[made_by] = self.capture(name, nodes.lineno_of(update))
+                versions.setdefault(entry, {})[position] = captures[made_by].targets[0].id
         if not changed:
             return [stmt]
-        return copies + [nodes.replaced(stmt, body=self.rewritten(stmt.body, changed))]
+        start = [captures.pop(None)] if None in captures else []
+        body = start + self.rewritten(stmt.body, changed, versions, captures)
+        return copies + [nodes.replaced(stmt, body=body)]
+
+    def capture(self, name, lineno):
+        """`name_version = list_version(name)`: what the loop's cache keeps of the
+        version `name` of a list the step appends to in place, taken when it is made."""
+        helper = nodes.name(self.bindings.object("list_version", structures.list_version))
+        return nodes.assign(self.namer.fresh(name + "_version"),
+                            nodes.call(helper, [nodes.name(name)]), lineno)
 
     def copy(self, var, before, lineno):
         """The statements copying the list `var` before the loop: the copy of another
@@ -149,36 +173,43 @@ class _Rewriter:
         return False
 
     def safe(self, loop, body, var, chain):
-        """Whether the loop may make the updates `chain` of the list it carries in `var`
-        in place (the module docstring)."""
+        """None unless the loop may make the updates `chain` of the list it carries in
+        `var` in place (the module docstring); else, where the updates change its length,
+        `(id, position, name)` for each cache entry's item that must keep the version
+        `name` as its length (`list_version`)."""
         names = [var] + [name for _, name in chain]
         if isinstance(loop, nodes.For) and var in nodes.stores(loop.target):
-            return False
+            return None
         if any(set(names) & nodes.reads(s) for s in loop.orelse):
-            return False
+            return None
         updates = {position for position, _ in chain}
         if not body.assigns_only_by_passing(var, names, updates) or not (
                 body.carries(var, min(updates))):
-            return False
+            return None
         consumed = dict(zip(names, (position for position, _ in chain)))
         last = chain[-1][0]
         resizing = any(self.resizes(body.flat[position][0].value) for position in updates)
+        cached = []
         for index, (stmt, _) in enumerate(body.flat):
             for kind, name, detail in _uses(stmt, set(names), self.reads, index in updates):
                 stale = name in consumed and body.after(index, consumed[name]) and not (
                     name == var == chain[-1][1] and body.after(index, last))
                 if kind == "item" or kind == "structural" and resizing:
                     if stale:
-                        return False
+                        return None
                 elif kind == "cached":
-                    if resizing or not self.cache_reads_structure(*detail):
-                        return False
+                    if not self.cache_reads_structure(*detail):
+                        return None
+                    if resizing:
+                        if name == var and body.assigns_before(var, index):
+                            return None
+                        cached.append((id(stmt), detail[1], name))
                 elif kind == "passed":
                     if not body.passes(detail, var, names):
-                        return False
+                        return None
                 elif kind not in ("structural", "update"):
-                    return False
-        return True
+                    return None
+        return cached
 
     def cache_reads_structure(self, cache, position):
         """Whether every loop over the list `cache` reads item `position` of each of its
@@ -206,15 +237,24 @@ class _Rewriter:
         appends = sum(1 for node in nodes.walk(self.root) if _appends_to(node, cache))
         return readers > 0 and loads == readers + appends
 
-    def rewritten(self, statements, changed):
-        """`statements` with the updates `changed` (by id) calling the in-place helpers."""
+    def rewritten(self, statements, changed, versions, captures):
+        """`statements` with the updates `changed` (by id) calling the in-place helpers,
+        each followed by the capture of the version it makes that `captures` has (by the
+        update's id), and the cache entries `versions` (by id) keeping, at each position
+        given, the name of the version captured (`capture`)."""
         out = []
         for stmt in statements:
+            captured = captures.get(id(stmt))
             if id(stmt) in changed:
                 stmt = nodes.replaced(stmt, value=self.into(stmt.value))
+            elif id(stmt) in versions:
+                stmt = _with_entry_names(stmt, versions[id(stmt)])
             elif isinstance(stmt, nodes.If):
-                stmt = nodes.with_blocks(stmt, lambda block: self.rewritten(block, changed))
+                stmt = nodes.with_blocks(
+                    stmt, lambda block: self.rewritten(block, changed, versions, captures))
             out.append(stmt)
+            if captured is not None:
+                out.append(captured)
         return out
 
     def into(self, value):
@@ -253,6 +293,10 @@ class _Body:
         """Whether the statement at `index` runs after the one at `position` in a step
         (later, and not in the other branch of an `if`)."""
         return index > position and _on_one_path(self.flat[index][1], self.flat[position][1])
+
+    def assigns_before(self, var, index):
+        """Whether a statement before the one at `index` assigns `var`."""
+        return any(var in nodes.stores(stmt) for stmt, _ in self.flat[:index])
 
     def assigns_only_by_passing(self, var, names, updates):
         """Whether the body assigns the lists `names` (`var` and its updated versions) only
@@ -355,6 +399,16 @@ def _uses(stmt, names, reads, is_update):
         return _with_others(stmt.value, names, [("passed", e.id, stmt) for e in elts
                                                 if nodes.is_name(e) and e.id in names])
     return _expression_uses(stmt, names, reads)
+
+
+def _with_entry_names(stmt, names):
+    """The statement `cache.append((...))` with the entry's items at the positions
+    `names` maps replaced by those names."""
+    call = stmt.value
+    entry = call.args[0]
+    elts = [nodes.name(names[i]) if i in names else e for i, e in enumerate(entry.elts)]
+    return nodes.replaced(stmt, value=nodes.replaced(
+        call, args=[nodes.replaced(entry, elts=elts)]))
 
 
 def _with_others(node, names, uses):
