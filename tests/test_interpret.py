@@ -104,6 +104,39 @@ def test_a_repeated_list_has_the_kind_of_its_items():
     assert "unbroadcast" not in pullback.source(trajectory, 0.7, 5, argnums=0)
 
 
+def built_trajectory(a, n):
+    xs = [0.0 for _ in range(n + 1)]
+    ys = []
+    for k in range(n):
+        ys.append(float(k))
+    for t in range(n):
+        xs[t + 1] = a * xs[t] + ys[t]
+    return xs[n] * xs[n - 1]
+
+
+def test_a_list_built_by_a_loop_without_derivatives_has_its_items_kind():
+    """A loop with nothing to differentiate (a comprehension of constants, appends of
+    `float(k)`) has its state's kinds found as any loop's: the list starts empty, which
+    adds no kind to the items, and holds numbers; so the states' cotangents need no
+    summing over broadcast axes."""
+    summary = interpreter(built_trajectory, a=kinds.SCALAR, n=kinds.CONST_SCALAR).run()
+    assert summary.kinds["xs"] == kinds.Items(kinds.CONST_SCALAR)
+    assert summary.kinds["ys_3"] == kinds.Items(kinds.CONST_SCALAR)  # after the appends
+    check_grads(lambda a: built_trajectory(a, 5), (0.7,), order=2)
+    assert "unbroadcast" not in pullback.source(built_trajectory, 0.7, 5, argnums=0)
+
+
+@pytest.mark.parametrize("a, b, joined", [
+    (kinds.sequence(list, []), kinds.sequence(list, [kinds.SCALAR]), kinds.Items(kinds.SCALAR)),
+    (kinds.sequence(tuple, []), kinds.sequence(list, []), kinds.Items(kinds.CONST)),
+    (kinds.Items(kinds.CONST_SCALAR), kinds.sequence(list, [kinds.ARRAY]),
+     kinds.Items(kinds.ANY)),
+])
+def test_an_empty_sequence_adds_no_kind_to_the_items(a, b, joined):
+    assert kinds.join(a, b) == joined == kinds.join(b, a)
+    assert kinds.concatenation(a, b) in (joined, kinds.sequence(list, list(b.items)))
+
+
 @pytest.mark.parametrize("count", [kinds.ANY, kinds.CONST, kinds.CONST_ARRAY, kinds.SCALAR])
 def test_a_count_that_may_be_an_array_repeats_nothing(count):
     """`[0.0] * c` is an array when `c` is one: a repetition only for a constant number."""

@@ -701,14 +701,17 @@ class Interpreter:
         later = [var for var in body.captured if var not in self.kinds]
         return Step("loop", target, callee=body, later=later, kinds=param_kinds)
 
-    def loop_state(self, body, outer, item, state):
+    def loop_state(self, body, outer, item, state, guarded=True):
         """The `Summary` of a loop body, and the kinds of its state: those of its initial
-        values joined with those the body returns, until they no longer change."""
+        values joined with those the body returns, until they no longer change. Unless
+        `guarded`, the body's updates in place are not checked (a loop run as it is)."""
         while True:
             param_kinds = dict(outer)
             param_kinds.update(zip(nodes.parameter_names(body.args), [item] + state))
-            summary = Interpreter(body, self.origin, param_kinds, self.calls, body.captured,
-                                  self.index_value).run()
+            inner = Interpreter(body, self.origin, param_kinds, self.calls, body.captured,
+                                self.index_value)
+            inner.updates.guarded = guarded
+            summary = inner.run()
             returned = [kinds.item(summary.result_kind, i + 1) for i in range(len(state))]
             joined = [kinds.join(a, b) for a, b in zip(state, returned)]
             if joined == state:
@@ -717,16 +720,28 @@ class Interpreter:
             state = joined
 
     def primal_loop(self, target, value, body):
-        """A loop without differentiable values: only its updates in place matter."""
-        if any(hasattr(node, "updates") for node in nodes.walk(body)):
-            param_kinds = {p: kinds.CONST for p in nodes.parameter_names(body.args) + body.captured}
-            checking = Interpreter(body, self.origin, param_kinds, self.calls, body.captured,
-                                   self.index_value)
-            checking.updates.guarded = False  # the loop runs as it is, checking nothing
-            checked = checking.run()
-            self.updates.track_loop(target, body, value.args[1], value.args[2:],
-                                    checked.updated)
-        self.kinds[target] = kinds.CONST
+        """A loop without differentiable values, which runs as it is: its updates in place,
+        what its state may share, and its state's kinds, found as any loop's
+        (`loop_state`: a list of numbers built by appending `0.0` is one). A body the
+        interpreter cannot read, but which updates nothing, leaves its state CONST and
+        sharing any memory."""
+        items, *inits = value.args[1:]
+        updating = any(hasattr(node, "updates") for node in nodes.walk(body))
+        outer = {v: self.kinds.get(v, kinds.CONST) for v in body.captured}
+        state = [self.kind_of(a) for a in inits]
+        try:
+            summary, state = self.loop_state(body, outer, kinds.element(self.kind_of(items)),
+                                             state, guarded=False)
+        except TransformError:
+            if updating:
+                raise
+            summary, state = None, [kinds.CONST] * len(inits)
+        if summary is not None:
+            if updating:
+                self.updates.track_loop(target, body, items, inits, summary.updated)
+            self.updates.loop_results[target] = self.updates.loop_result(
+                target, body, items, inits, summary.exits)
+        self.kinds[target] = kinds.sequence(tuple, [kinds.CONST] + state)
         return Step("primal_loop", target, callee=body)
 
     def is_cancelled_shift(self, target, fn, args, keywords):

@@ -256,10 +256,17 @@ def join(a, b):
             b.type, b.keys):
         return Container(a.type, a.keys, tuple(map(join, a.items, b.items)))
     if is_sequence(a) and is_sequence(b):
-        return Items(join(element(a), element(b)))
+        return _items_of_either(a, b)
     active = a.active or b.active
     shape = a.shape if a.shape == b.shape else "unknown"
     return _LEAVES[(active, shape)]
+
+
+def _items_of_either(a, b):
+    """A sequence whose items are those of sequences `a` or `b`; an empty one adds no
+    kind (`[]`, then appended to in a loop, holds what the loop appends)."""
+    found = [element(k) for k in (a, b) if not (isinstance(k, Container) and not k.items)]
+    return Items(join(*found) if len(found) == 2 else found[0] if found else CONST)
 
 
 def item(kind, key):
@@ -290,7 +297,7 @@ def concatenation(a, b):
     """The kind of `a + b` for tuples or lists of kinds `a` and `b`."""
     if isinstance(a, Container) and isinstance(b, Container) and a.type is b.type:
         return sequence(a.type, a.items + b.items)
-    return Items(join(element(a), element(b)))
+    return _items_of_either(a, b)
 
 
 def field(kind, name):
