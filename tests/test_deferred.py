@@ -99,6 +99,29 @@ BINARY = [operator.add, operator.sub, operator.mul, operator.truediv, operator.e
           operator.lt, np.add, np.multiply, np.maximum]
 
 
+@pytest.mark.parametrize("count, rows, row_shape", [
+    (8000, 20, (3,)),        # narrow rows: a count per column
+    (8000, 2000, (16,)),
+    (800, 100, (64,)),       # wide rows in a small array: one count over it flattened
+    (300, 2000, (4,)),       # many more rows than values: np.add.at
+    (40, 5, (3,)),           # few values
+    (5000, 30, ()),          # a vector
+    (2000, 50, (4, 5)),      # rows of two axes
+])
+def test_scatter_add_is_add_at(count, rows, row_shape):
+    """`deferred.scatter_add` adds what `np.add.at` adds, whichever way it counts, for
+    repeated and negative row numbers and an index of two axes."""
+    rng = np.random.default_rng(count + rows)
+    index = rng.integers(-rows, rows, count)
+    for index_shape in ((count,), (2, count // 2)):
+        idx = index.reshape(index_shape)
+        g = rng.standard_normal(index_shape + row_shape)
+        want, got = np.ones((rows,) + row_shape), np.ones((rows,) + row_shape)
+        np.add.at(want, idx, g)
+        deferred.scatter_add(got, idx, g)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
 @pytest.mark.parametrize("op", BINARY, ids=lambda op: op.__name__)
 def test_operators_and_ufuncs_see_the_dense_array(op):
     d = outer(2, 100, 80)
