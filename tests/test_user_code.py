@@ -296,6 +296,25 @@ def plain_objects_built(x):
     return np.sum(last(x))
 
 
+class PairLayer:
+    """Its __init__ stores its parameters by one tuple assignment, and with an annotation."""
+
+    def __init__(self, w, b, scale):
+        self.w, self.b = w, b
+        self.scale: float = scale
+
+    def __call__(self, h):
+        return np.tanh(self.w * h + self.b) * self.scale
+
+
+def pair_layers_built(x):
+    layers = [PairLayer(x * i, 0.5, 1.5) for i in range(1, 3)]
+    h = x
+    for layer in layers:
+        h = layer(h)
+    return np.sum(h)
+
+
 class Scaled:
     def __init__(self, w):
         self.w = w * 2.0
@@ -345,6 +364,7 @@ def returns_the_list_inside_a_loop(x):
     (partially_applied, (X, 1.3)), (records_built, (X,)), (named_tuples_built, (X,)),
     (records_in_a_loop, (X,)), (attribute_by_getattr, (X,)), (replaced_records, (X,)),
     (built_through_the_class_of_a_value, (X,)), (plain_objects_built, (X,)),
+    (pair_layers_built, (X,)),
 ])
 def test_values_at_order_two(fn, args):
     """With respect to every argument but the ints (step counts)."""

@@ -79,14 +79,32 @@ def _stored_parameters(cls):
     for stmt in tree.body:
         if isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant):
             continue
-        target = stmt.targets[0] if isinstance(stmt, ast.Assign) and len(
-            stmt.targets) == 1 else None
-        if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
-                and target.value.id == this and isinstance(stmt.value, ast.Name)
-                and stmt.value.id in fields and fields[stmt.value.id] is None):
+        pairs = _stores(stmt)
+        if pairs is None:
             return None
-        fields[stmt.value.id] = target.attr
+        for target, value in pairs:
+            if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+                    and target.value.id == this and isinstance(value, ast.Name)
+                    and value.id in fields and fields[value.id] is None):
+                return None
+            fields[value.id] = target.attr
     return fields
+
+
+def _stores(stmt):
+    """`[(target, value), ...]` for an assignment of one target (`self.w = w`, with an
+    annotation too) or of a tuple of targets from a tuple of values of its length
+    (`self.w, self.b = w, b`); None for any other statement."""
+    if isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        return [(stmt.target, stmt.value)]
+    if not (isinstance(stmt, ast.Assign) and len(stmt.targets) == 1):
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if isinstance(target, (ast.Tuple, ast.List)):
+        if isinstance(value, (ast.Tuple, ast.List)) and len(value.elts) == len(target.elts):
+            return list(zip(target.elts, value.elts))
+        return None
+    return [(target, value)]
 
 
 def unrecord(g, values, names):
