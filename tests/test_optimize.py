@@ -843,6 +843,82 @@ def test_a_list_a_loop_appends_to_is_appended_to_in_place(name, fn, args, in_pla
             pullback.hessian(fn)(*args))
 
 
+def array_filled(a, x):
+    """`out[i] = ...` into an array of numbers, reading the number before."""
+    out = np.zeros(len(x))
+    for i in range(len(x)):
+        out[i] = np.sin(a * x[i]) + out[i - 1] * 0.5
+    return np.sum(out ** 2)
+
+
+def rows_filled(w, xs):
+    """Rows of a matrix written by index, each from a row read before (a view: copied)."""
+    out = np.zeros((len(xs) + 1, w.shape[0]))
+    for i in range(len(xs)):
+        out[i + 1] = np.tanh(w @ out[i] + xs[i])
+    return np.sum(out ** 2)
+
+
+def row_read_then_overwritten(w, x, n=3):
+    """The row read (`prev`) is overwritten after: the pullback of `w @ prev` must see
+    the row as it was read, so the read copies it."""
+    out = np.zeros((n + 1, 2))
+    out[0] = x
+    for i in range(n):
+        prev = out[i]
+        out[i + 1] = np.tanh(w @ prev)
+        out[i] = out[i] * 2.0
+    return np.sum(out ** 2)
+
+
+def slice_read_then_overwritten(w, x, n=3):
+    """A slice read (a view) that the pullback of `w * pair` reads after the update of
+    its first item."""
+    out = np.zeros(n + 2)
+    out[0], out[1] = x[0], x[1]
+    for i in range(n):
+        pair = out[i:i + 2]
+        out[i + 2] = np.tanh(np.sum(w * pair))
+        out[i] = out[i] * 0.5
+    return np.sum(out ** 2)
+
+
+ARRAY_CASES = [  # and whether the forward updates in place
+    ("array_filled", array_filled, (0.7, np.linspace(0.0, 1.0, 5)), True),
+    ("rows_filled", rows_filled, (0.4 * np.eye(2) + 0.1, np.array([[0.2, -0.4], [0.5, 0.1],
+                                                                  [-0.3, 0.2]])), True),
+    ("row_read_then_overwritten", row_read_then_overwritten,
+     (np.array([[0.5, -0.3], [0.2, 0.4]]), np.array([0.3, -0.6])), True),
+    ("slice_read_then_overwritten", slice_read_then_overwritten,
+     (np.array([0.5, -0.3]), np.array([0.3, -0.6])), False),  # a slice: not `item_of`
+]
+
+
+@pytest.mark.parametrize("name, fn, args, in_place", ARRAY_CASES,
+                         ids=[c[0] for c in ARRAY_CASES])
+def test_an_array_a_loop_updates_by_index_is_updated_in_place(name, fn, args, in_place):
+    """An array a loop updates by index is updated in its own copy (`with_item_into`),
+    its cotangent too (`without_item_into`, `add_at_into`); a read of a row whose value
+    is read after an update copies it (`item_of`), and a slice whose value is needed
+    after keeps the forward's copying updates. Orders 1 and 2, and forward over
+    reverse."""
+    text = pullback.source(fn, *args, argnums=(0, 1))
+    assert ("= with_item_into(" in text) == in_place
+    assert "add_at_into(without_item_into(" in text
+    check_grads(fn, args, order=2)
+    x, v = args[0], np.ones_like(args[0])
+    gradient = pullback.grad(lambda w: fn(w, args[1]))
+    np.testing.assert_allclose(
+        pullback.hvp(lambda w: fn(w, args[1]), x, v),
+        (gradient(x + 1e-6 * v) - gradient(x - 1e-6 * v)) / 2e-6, rtol=1e-5, atol=1e-7)
+
+
+def test_a_row_read_whose_value_outlives_the_update_is_copied():
+    text = pullback.source(row_read_then_overwritten, *ARRAY_CASES[2][2], argnums=(0, 1))
+    assert "prev = item_of(out_" in text
+    assert "item_of(" not in pullback.source(array_filled, *ARRAY_CASES[0][2], argnums=0)
+
+
 def comprehensions(a, n=4):
     """A comprehension of constants (a loop with nothing to differentiate), one nested
     in another, and one of differentiable values, each in a loop."""

@@ -11,7 +11,7 @@ from pullback.rules.registry import adjoint, d, t
 from pullback.runtime import mutation
 from pullback.runtime.iteration import like_items
 from pullback.runtime.mutation import last_item, unappended, unpop, without_item, written_item
-from pullback.runtime.structures import unconcat
+from pullback.runtime.structures import unconcat, unindex
 from pullback.runtime.tangents import dense, shaped
 
 
@@ -61,6 +61,11 @@ def extended(z, items, values):
 def popped(z, items, index=-1):
     d[items] = unpop(d[z], items, index)
     t[z] = mutation.popped(shaped(t[items], items), index)
+
+
+@adjoint(mutation.item_of, view=True, linear=True, indexed=(0,))
+def item_of(z, x, index):
+    d[x] = unindex(d[z], x, index)
 
 
 @adjoint(mutation.copied, result=lambda x: x, linear=True, copy=True)

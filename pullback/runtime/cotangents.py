@@ -603,6 +603,8 @@ def matmul_left(g, a, b):
         return outer_sum(g.T, b.T) if b.ndim == 2 else outer_sum(g[None], b[None])
     if type(a) is np.ndarray and type(b) is np.ndarray and b.ndim == 2 and a.ndim <= 2:
         return np.dot(g, b.T) if a.ndim == 2 else np.dot(b, g)
+    if _inner(a, b):
+        return b * g
     g2, a2, b2 = _as_matrices(g, a, b)
     return np.reshape(unbroadcast(g2 @ np.swapaxes(b2, -1, -2), a2), np.shape(a))
 
@@ -619,8 +621,15 @@ def matmul_right(g, a, b):
     if type(a) is np.ndarray and type(b) is np.ndarray and type(g) is np.ndarray and (
             a.ndim == 2 and b.ndim == 1):
         return np.dot(g, a)  # a matrix times a vector: the vector's is g @ a
+    if _inner(a, b):
+        return a * g
     g2, a2, b2 = _as_matrices(g, a, b)
     return np.reshape(unbroadcast(np.swapaxes(a2, -1, -2) @ g2, b2), np.shape(b))
+
+
+def _inner(a, b):
+    """Whether `a @ b` is the inner product of two vectors (its cotangent a number)."""
+    return type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 1 == b.ndim
 
 
 def matmul_left_all(gs, a, bs):

@@ -41,20 +41,31 @@ def with_item(x, index, value):
 
 
 def copied(x):
-    """A copy of list `x` that a loop then updates in place (`with_item_into`,
+    """A copy of list or array `x` that a loop then updates in place (`with_item_into`,
     `without_item_into`, `structures.add_at_into`); anything else as it is, which
     those update by copying."""
-    return list(x) if type(x) is list else x
+    if type(x) is list:
+        return list(x)
+    return x.copy() if type(x) is np.ndarray else x
 
 
 def with_item_into(x, index, value):
-    """`with_item(x, index, value)`, writing into `x` itself when it is a list and
-    `index` an int: a loop's own copy (`copied`) whose earlier versions nothing reads
-    but for their length (`compiler.optimize.in_place_lists`)."""
-    if type(x) is list and (type(index) is int or is_int(index)):
+    """`with_item(x, index, value)`, writing into `x` itself when it is an array, or a
+    list and `index` an int: a loop's own copy (`copied`) whose earlier versions
+    nothing reads but for their type, length, shape and dtype, which such an update
+    leaves as they were (`compiler.optimize.in_place_lists`)."""
+    if type(x) is list and (type(index) is int or is_int(index)) or type(x) is np.ndarray:
         x[index] = value
         return x
     return with_item(x, index, value)
+
+
+def item_of(x, index):
+    """`x[index]`, copied when it is part of array `x` (a row, a slice): a read of an
+    array that a loop updates in place, whose value is read after the update
+    (`compiler.optimize.in_place_lists`); a list's item as it is."""
+    item = x[index]
+    return item.copy() if type(x) is np.ndarray and type(item) is np.ndarray else item
 
 
 def appended_into(items, value):
@@ -167,10 +178,13 @@ def without_item(g, index):
 
 
 def without_item_into(g, index):
-    """`without_item(g, index)`, zeroing the item in `g` itself when it is a list and
-    `index` an int (see `with_item_into`)."""
+    """`without_item(g, index)`, zeroing the item in `g` itself when it is an array, or
+    a list and `index` an int (see `with_item_into`)."""
     if type(g) is list and (type(index) is int or is_int(index)):
         g[index] = ZERO
+        return g
+    if type(g) is np.ndarray:
+        g[index] = 0.0
         return g
     return without_item(g, index)
 
@@ -186,7 +200,9 @@ def written_item(g, index, value, updated):
         return ZERO
     item = g[index]
     if isinstance(updated, np.ndarray):
-        return unbroadcast(item, value)
+        item = unbroadcast(item, value)  # a copy, not a view: `without_item_into` zeroes `g`
+        return item.copy() if type(item) is np.ndarray and np.may_share_memory(item, g) else (
+            item)
     return type(value)(item) if isinstance(index, slice) and isinstance(value, (list, tuple)) else (
         item)
 

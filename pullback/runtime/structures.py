@@ -168,6 +168,10 @@ def add_at(total, gs, x, indices):
     of states read and written by index: the sum then costs a copy of the list, not a
     cotangent for every item made per read and added item by item.
     """
+    if type(x) is np.ndarray and _adds_in_place(total, gs, x):
+        total = total.copy()
+        _add_parts(total, gs, indices)
+        return total
     if (gs is ZERO or total is ZERO or not isinstance(x, _CONTAINERS)
             or type(total) is not (list if type(x) is ListVersion else type(x))):
         return add(total, unindex_all(gs, x, indices))
@@ -184,7 +188,36 @@ def add_at_into(total, gs, x, indices):
     if type(total) is list and type(x) in _LISTS and gs is not ZERO:
         _add_items(total, gs, x, indices)
         return total
+    if type(x) is np.ndarray and _adds_in_place(total, gs, x):
+        _add_parts(total, gs, indices)
+        return total
     return add_at(total, gs, x, indices)
+
+
+def _adds_in_place(total, gs, x):
+    """Whether each cotangent of parts `gs` of float array `x` adds into `total`, an
+    array cotangent of `x` of its shape and dtype, giving `add(total, unindex_all(gs,
+    x, indices))`: they are floats or float arrays no wider than `x`'s dtype."""
+    if not (type(total) is np.ndarray and total.shape == x.shape and total.dtype == x.dtype
+            and x.dtype.kind == "f" and type(gs) is tuple):
+        return False
+    for g in gs:
+        if not (g is ZERO or type(g) is float or isinstance(g, (np.ndarray, np.floating))
+                and g.dtype.kind == "f" and g.dtype.itemsize <= x.dtype.itemsize):
+            return False
+    return True
+
+
+def _add_parts(total, gs, indices):
+    """Add each cotangent of `gs` into array `total` at its index (repeated rows of an
+    index array adding up)."""
+    for g, index in zip(gs, indices):
+        if g is ZERO:
+            continue
+        if _is_basic_index(index):
+            total[index] += g
+        else:
+            scatter_add(total, index, g)
 
 
 def unindex_tiles(gs, x, indices, axis):

@@ -41,27 +41,30 @@ import builtins
 
 from ...rules import registry
 from ...runtime import mutation, structures
+from ..analysis import kinds
 from ..syntax import nodes
 
 
-def update_in_place(statements, bindings, namer):
+def update_in_place(statements, bindings, namer, kinds_of):
     """`statements` (a generated forward function's body, its loops written as Python by
     `loop_caches`) with each loop's update of a list it carries made in place, on a copy
     made before the loop, where nothing reads the list's earlier versions but for their
     type and length (see the module docstring). Loops in pullbacks too."""
-    return _Rewriter(nodes.module(list(statements)), bindings, namer).block(statements)
+    return _Rewriter(nodes.module(list(statements)), bindings, namer, kinds_of).block(statements)
 
 
 class _Rewriter:
     """The rewrite of one forward function, `root` (read whole to find each cache's
     reader); `updates` are the generated names of the copying updates, `reads` what the
     helpers' specs say they read of their arguments (`_helper_reads`); new names come
-    from `namer`."""
+    from `namer`; `kinds` are the function's variables' kinds."""
 
-    def __init__(self, root, bindings, namer):
+    def __init__(self, root, bindings, namer, kinds_of):
         self.root = root
         self.bindings = bindings
         self.namer = namer
+        self.kinds = kinds_of
+        self.copied_reads = set()
         names = {bindings.name_of(f): f for f in mutation.IN_PLACE}
         self.updates = {name: f for name, f in names.items() if name is not None}
         self.reads = _helper_reads(bindings)
@@ -94,15 +97,18 @@ class _Rewriter:
                 consumers[var] = None if var in consumers else position  # None: twice
         defined = {nodes.single_target(body.flat[p][0]) for p in consumers.values()
                    if p is not None}
-        copies, changed, versions, captures = [], set(), {}, {}
+        copies, changed, versions, captures, copied_reads = [], set(), {}, {}, set()
         for var in consumers:
             chain = self.chain(body, consumers, var)
             if not chain or var in defined - {chain[-1][1]} or var not in bound:
                 continue
             cached = self.safe(stmt, body, var, chain)
-            if cached is None:
+            reads = body.outliving_reads([var] + [n for _, n in chain], {p for p, _ in chain}) if (
+                cached is not None and self.may_be_array(var, before)) else set()
+            if cached is None or reads is None:
                 continue
             changed.update(id(body.flat[p][0]) for p, _ in chain)
+            copied_reads |= reads
             copies += self.copy(var, before, nodes.lineno_of(stmt))
             made = {name: p for p, name in chain}  # the update making each version
             for entry, position, name in cached:
@@ -114,8 +120,22 @@ class _Rewriter:
         if not changed:
             return [stmt]
         start = [captures.pop(None)] if None in captures else []
+        self.copied_reads = copied_reads
         body = start + self.rewritten(stmt.body, changed, versions, captures)
         return copies + [nodes.replaced(stmt, body=body)]
+
+    def may_be_array(self, var, before):
+        """Whether the value the loop carries in `var` may be an array, by the kind of
+        the value it starts as (unknown for a loop nested in a loop body: it may)."""
+        source = var
+        for stmt in reversed(before):
+            if var in nodes.stores(stmt):
+                if nodes.single_target(stmt) == var and nodes.is_name(stmt.value):
+                    source = stmt.value.id
+                break
+        kind = self.kinds.get(source)
+        return kind is None or not (kinds.is_sequence(kind) or isinstance(
+            kind, kinds.Container) and kind.type is dict)
 
     def capture(self, name, lineno):
         """`name_version = list_version(name)`: what the loop's cache keeps of the
@@ -247,6 +267,10 @@ class _Rewriter:
             captured = captures.get(id(stmt))
             if id(stmt) in changed:
                 stmt = nodes.replaced(stmt, value=self.into(stmt.value))
+            elif id(stmt) in self.copied_reads:
+                helper = nodes.name(self.bindings.object("item_of", mutation.item_of))
+                stmt = nodes.replaced(stmt, value=nodes.call(
+                    helper, [stmt.value.value, _index_expression(stmt.value.slice)]))
             elif id(stmt) in versions:
                 stmt = _with_entry_names(stmt, versions[id(stmt)])
             elif isinstance(stmt, nodes.If):
@@ -293,6 +317,26 @@ class _Body:
         """Whether the statement at `index` runs after the one at `position` in a step
         (later, and not in the other branch of an `if`)."""
         return index > position and _on_one_path(self.flat[index][1], self.flat[position][1])
+
+    def outliving_reads(self, names, updates):
+        """The ids of the statements `r = v[k]` reading a part of one of the versions
+        `names` whose value is read after an update that follows (or, read after every
+        update, anywhere after): a part of an array updated in place would change, so
+        the read copies it (`item_of`). None if such a read's index is a slice written
+        in the subscript, which `item_of` cannot be given."""
+        found = set()
+        for index, (stmt, _) in enumerate(self.flat):
+            target = nodes.single_target(stmt)
+            if target is None or not (isinstance(stmt.value, nodes.Subscript) and nodes.is_name(
+                    stmt.value.value) and stmt.value.value.id in names):
+                continue
+            later = [u for u in updates if self.after(u, index)]
+            start = min(later) if later else index
+            if any(target in nodes.reads(s) for s, _ in self.flat[start + 1:]):
+                if _index_expression(stmt.value.slice) is None:
+                    return None
+                found.add(id(stmt))
+        return found
 
     def assigns_before(self, var, index):
         """Whether a statement before the one at `index` assigns `var`."""
@@ -399,6 +443,13 @@ def _uses(stmt, names, reads, is_update):
         return _with_others(stmt.value, names, [("passed", e.id, stmt) for e in elts
                                                 if nodes.is_name(e) and e.id in names])
     return _expression_uses(stmt, names, reads)
+
+
+def _index_expression(index):
+    """The subscript `index` as an argument (a name, a number, a tuple of them), or None."""
+    if isinstance(index, nodes.Tuple):
+        return index if all(_index_expression(e) is not None for e in index.elts) else None
+    return index if isinstance(index, (nodes.Name, nodes.Constant)) else None
 
 
 def _with_entry_names(stmt, names):

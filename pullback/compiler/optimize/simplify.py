@@ -39,7 +39,7 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
         return ir.lower(rewrite.rewrite(body, context, dead_code), bindings)
 
     body = lower_loops(_pullbacks(forward.body, optimized), bindings, namer)
-    return nodes.replaced(forward, body=update_in_place(body, bindings, namer))
+    return nodes.replaced(forward, body=update_in_place(body, bindings, namer, kinds_of))
 
 
 def lowered(forward, bindings, namer):

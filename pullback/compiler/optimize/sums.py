@@ -14,8 +14,8 @@ The reverse rules collect every contribution to a cotangent into one `Sum`
   (`unbroadcast_all`), a weight's products made as one (`matmul_right_all`);
 - `joined_slices`: slices of an array that follow one another along an axis,
   scattered by `unindex_all`, are joined (`unindex_tiles`, with `slice_chains`);
-- `items_added`: the cotangents of some items of a tuple, list or dict added to a
-  cotangent of the whole are added at their items (`add_at`), not made into a
+- `items_added`: the cotangents of some items of a tuple, list, dict or array added
+  to a cotangent of the whole are added at their items (`add_at`), not made into a
   cotangent of every item first.
 """
 
@@ -127,12 +127,13 @@ def joined_slices(node, context):
 
 def items_added(node, context):
     """`SUM(t, unindex_all(gs, x, indices))` -> `add_at(t, gs, x, indices)` (and
-    `unindex(g, x, i)` as `unindex_all((g,), x, (i,))`) in a sum of cotangents that
-    are not numbers or arrays (`x` is then a tuple, list or dict, or `add_at` finds
-    out it is not), the other terms summed into `t`. A term may be the call or a name
-    bound to it read only there. One scatter is taken out, the last: `summed_helpers`
-    has already put the scatters into one `x` in one."""
-    if not isinstance(node, ir.Sum) or node.kind != ir.ANY or len(node.terms) < 2:
+    `unindex(g, x, i)` as `unindex_all((g,), x, (i,))`): the cotangents of some items
+    of a tuple, list, dict or array `x` added at their items of a copy of `t` (or, in
+    a loop's own copy, of `t` itself: `add_at_into`), the other terms summed into `t`;
+    `add_at` makes the scatter and the sum where it cannot. A term may be the call or
+    a name bound to it read only there. One scatter is taken out, the last:
+    `summed_helpers` has already put the scatters into one `x` in one."""
+    if not isinstance(node, ir.Sum) or len(node.terms) < 2:
         return None
     for position in reversed(range(len(node.terms))):
         scatter = _item_scatter(node.terms[position], context)
