@@ -448,3 +448,19 @@ def test_a_long_column_of_deferred_products_or_arrays_is_summed_at_once():
     np.testing.assert_allclose(add_all(tuple(arrays)), np.sum(arrays, axis=0))
     mixed = [*arrays, rng.standard_normal((2, 4))]
     np.testing.assert_allclose(add_all(tuple(mixed)), sum(mixed))
+
+
+def test_written_item_of_an_array_is_its_own_value():
+    """The cotangent of a number written into a float vector is a Python float; of a row,
+    a copy (the cotangent is zeroed there in place after: `without_item_into`); of
+    anything written into an int array, zero (the value was rounded)."""
+    from pullback.runtime import mutation
+
+    g = np.array([1.0, 2.0, 3.0])
+    got = mutation.written_item(g, 1, 0.5, np.zeros(3))
+    assert got == 2.0 and type(got) is float
+    assert mutation.written_item(g, 1, 0.5, np.zeros(3, dtype=int)) is ZERO
+    rows = np.arange(6.0).reshape(3, 2)
+    row = mutation.written_item(rows, 2, np.ones(2), np.zeros((3, 2)))
+    assert np.array_equal(row, [4.0, 5.0]) and not np.may_share_memory(row, rows)
+    assert mutation.without_item_into(rows, 2) is rows and np.array_equal(row, [4.0, 5.0])

@@ -198,12 +198,14 @@ def _adds_in_place(total, gs, x):
     """Whether each cotangent of parts `gs` of float array `x` adds into `total`, an
     array cotangent of `x` of its shape and dtype, giving `add(total, unindex_all(gs,
     x, indices))`: they are floats or float arrays no wider than `x`'s dtype."""
-    if not (type(total) is np.ndarray and total.shape == x.shape and total.dtype == x.dtype
-            and x.dtype.kind == "f" and type(gs) is tuple):
+    if not (type(total) is np.ndarray and total.shape == x.shape and type(gs) is tuple and (
+            total.dtype is x.dtype or total.dtype == x.dtype) and x.dtype.kind == "f"):
         return False
     for g in gs:
-        if not (g is ZERO or type(g) is float or isinstance(g, (np.ndarray, np.floating))
-                and g.dtype.kind == "f" and g.dtype.itemsize <= x.dtype.itemsize):
+        kind = type(g)
+        if not (g is ZERO or kind is float or kind is np.float64 or (
+                kind is np.ndarray or isinstance(g, np.floating)) and g.dtype.kind == "f"
+                and g.dtype.itemsize <= x.dtype.itemsize):
             return False
     return True
 
@@ -214,7 +216,7 @@ def _add_parts(total, gs, indices):
     for g, index in zip(gs, indices):
         if g is ZERO:
             continue
-        if _is_basic_index(index):
+        if type(index) is int or _is_basic_index(index):
             total[index] += g
         else:
             scatter_add(total, index, g)
