@@ -913,6 +913,25 @@ def test_an_array_a_loop_updates_by_index_is_updated_in_place(name, fn, args, in
         (gradient(x + 1e-6 * v) - gradient(x - 1e-6 * v)) / 2e-6, rtol=1e-5, atol=1e-7)
 
 
+def dict_accumulated(w, xs):
+    """A dict of running sums updated by its keys in a loop, and one gaining a key per
+    step (`with_item_into` copies it then: its keys change)."""
+    acc, seen = {"a": 0.0, "b": 0.0}, {}
+    for i, x in enumerate(xs):
+        acc["a"] = acc["a"] + w[0] * x * i
+        acc["b"] = acc["b"] + np.sin(w[1] * x)
+        seen[i] = acc["a"] * x
+    return acc["a"] * acc["b"] + sum(seen.values())
+
+
+def test_a_dict_a_loop_updates_by_key_is_updated_in_place():
+    """Orders 1 and 2; the loop and its pullback update their own copies."""
+    args = (np.array([0.3, 0.7]), [0.1, 0.5, -0.4, 0.9])
+    text = pullback.source(dict_accumulated, *args, argnums=0)
+    assert "acc_1 = copied(acc)" in text and "add_at_into(without_item_into(dacc_" in text
+    check_grads(dict_accumulated, args, order=2, argnums=0)
+
+
 def test_a_row_read_whose_value_outlives_the_update_is_copied():
     text = pullback.source(row_read_then_overwritten, *ARRAY_CASES[2][2], argnums=(0, 1))
     assert "prev = item_of(out_" in text

@@ -41,20 +41,22 @@ def with_item(x, index, value):
 
 
 def copied(x):
-    """A copy of list or array `x` that a loop then updates in place (`with_item_into`,
+    """A copy of list, array or dict `x` that a loop then updates in place (`with_item_into`,
     `without_item_into`, `structures.add_at_into`); anything else as it is, which
     those update by copying."""
     if type(x) is list:
         return list(x)
-    return x.copy() if type(x) is np.ndarray else x
+    return x.copy() if type(x) is np.ndarray or type(x) is dict else x
 
 
 def with_item_into(x, index, value):
-    """`with_item(x, index, value)`, writing into `x` itself when it is an array, or a
-    list and `index` an int: a loop's own copy (`copied`) whose earlier versions
-    nothing reads but for their type, length, shape and dtype, which such an update
-    leaves as they were (`compiler.optimize.in_place_lists`)."""
-    if type(x) is list and (type(index) is int or is_int(index)) or type(x) is np.ndarray:
+    """`with_item(x, index, value)`, writing into `x` itself when it is an array, a list
+    and `index` an int, or a dict holding the key `index`: a loop's own copy
+    (`copied`) whose earlier versions nothing reads but for their type, length, keys,
+    shape and dtype, which such an update leaves as they were
+    (`compiler.optimize.in_place_lists`)."""
+    if type(x) is list and (type(index) is int or is_int(index)) or type(x) is np.ndarray or (
+            type(x) is dict and index in x):
         x[index] = value
         return x
     return with_item(x, index, value)
@@ -178,9 +180,9 @@ def without_item(g, index):
 
 
 def without_item_into(g, index):
-    """`without_item(g, index)`, zeroing the item in `g` itself when it is an array, or
-    a list and `index` an int (see `with_item_into`)."""
-    if type(g) is list and (type(index) is int or is_int(index)):
+    """`without_item(g, index)`, zeroing the item in `g` itself when it is an array, a
+    dict, or a list and `index` an int (see `with_item_into`)."""
+    if type(g) is list and (type(index) is int or is_int(index)) or type(g) is dict:
         g[index] = ZERO
         return g
     if type(g) is np.ndarray:

@@ -182,10 +182,11 @@ def add_at(total, gs, x, indices):
 
 def add_at_into(total, gs, x, indices):
     """`add_at(total, gs, x, indices)`, adding into `total` itself when it and `x` are
-    lists: a loop's own copy of a cotangent (`mutation.copied`) whose earlier versions
-    nothing reads (`compiler.optimize.in_place_lists`). The items are replaced, never
-    changed in place."""
-    if type(total) is list and type(x) in _LISTS and gs is not ZERO:
+    lists, dicts or float arrays: a loop's own copy of a cotangent (`mutation.copied`)
+    whose earlier versions nothing reads (`compiler.optimize.in_place_lists`). A
+    list's or dict's items are replaced, never changed in place."""
+    if (type(total) is list and type(x) in _LISTS or type(total) is dict is type(x)) and (
+            gs is not ZERO):
         _add_items(total, gs, x, indices)
         return total
     if type(x) is np.ndarray and _adds_in_place(total, gs, x):
