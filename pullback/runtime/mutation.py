@@ -199,7 +199,8 @@ def written_item(g, index, value, updated):
     if type(updated) is list and type(index) is int:  # the common case, first
         return ZERO if g is ZERO else g[index]
     if type(updated) is np.ndarray and type(g) is np.ndarray and type(index) is int and (
-            type(value) is float and updated.dtype == np.float64 and updated.ndim == 1):
+            (type(value) is float or type(value) is np.float64) and updated.dtype == np.float64
+            and updated.ndim == 1):
         # a number of a float vector
         return float(g[index])
     if g is ZERO or (isinstance(updated, np.ndarray) and not is_differentiable(updated)):

@@ -39,6 +39,7 @@ def list_version(items):
 
 
 _LISTS = (list, ListVersion)
+_FLOATS = (float, np.float64)
 _SEQUENCES = (tuple, list, ListVersion)
 _CONTAINERS = (tuple, list, ListVersion, dict)
 
@@ -188,6 +189,11 @@ def add_at_into(total, gs, x, indices):
     if (type(total) is list and type(x) in _LISTS or type(total) is dict is type(x)) and (
             gs is not ZERO):
         _add_items(total, gs, x, indices)
+        return total
+    if type(total) is np.ndarray and type(gs) is tuple and len(gs) == 1 and (
+            type(indices[0]) is int and type(gs[0]) in _FLOATS and total.dtype == np.float64
+            and type(x) is np.ndarray and total.shape == x.shape):  # a number, the common case
+        total[indices[0]] += gs[0]
         return total
     if type(x) is np.ndarray and _adds_in_place(total, gs, x):
         _add_parts(total, gs, indices)
