@@ -2060,3 +2060,63 @@ def test_lists_built_by_loops_without_derivatives_share_nothing():
     for order in (1, 2, 3):
         check_grads(_two_comprehensions, (0.7,), order=order)
     assert "unbroadcast" not in pullback.source(_two_comprehensions, 0.7)
+
+
+def _updated_through_an_alias_in_a_while_loop(x, z):
+    s1, j1 = 0.0, 0
+    while j1 < 3:
+        j1 += 1
+        s2 = np.sum(x + z)
+        s1 += s2
+        a1 = x
+        a1[0] = s2
+    return s1
+
+
+def _updated_through_an_alias_in_a_for_loop(x, z):
+    s1 = 0.0
+    with np.errstate(all="ignore"):
+        for _ in range(3):
+            s2 = np.sum(x * z)
+            s1 += s2
+            row = x
+            row[1] = s2
+    return s1
+
+
+def _alias_updated_and_read_after(x, z):
+    total = 0.0
+    for k in range(3):
+        a = x
+        a[0] = z * k
+        total = total + np.sum(a)
+    return total
+
+
+@pytest.mark.parametrize("fn, offset", [(_updated_through_an_alias_in_a_while_loop, 2),
+                                        (_updated_through_an_alias_in_a_for_loop, 3),
+                                        (_alias_updated_and_read_after, 2)])
+def test_a_free_variable_a_loop_updates_through_another_name_is_refused(fn, offset):
+    """Found by the fuzzer (seed 119), a silent wrong value, pre-existing: `a1 = x;
+    a1[0] = s2` in a loop changes `x`, which Python's next iteration reads, directly or
+    through `a1`; the loop's body read `x` as it was before the loop (only the loop's
+    state carries its updates). Now refused at the loop's line."""
+    x = np.array([-0.9, -0.5])
+    with pytest.raises(pullback.TransformError, match="through another name") as info:
+        pullback.grad(fn)(x.copy(), 0.3)
+    assert info.value.filename == __file__
+    assert info.value.lineno == fn.__code__.co_firstlineno + offset
+
+
+def _alias_updated_read_only_after_itself(x, z):
+    out = x * 1.0
+    for k in range(3):
+        a = out
+        a[k % 2] = z * k
+        out = a * 1.0
+    return np.sum(out ** 2)
+
+
+def test_a_loop_updating_its_own_state_through_another_name_is_differentiated():
+    """The other side: the name updated is the loop's state, bound again each step."""
+    check_grads(_alias_updated_read_only_after_itself, (np.array([-0.9, -0.5]), 0.3), order=2)

@@ -47,6 +47,7 @@ class Updates:
         self.statement_updates = []  # updates in place the statement being read makes
         self.loop_reads = {}  # loop body -> the variables it reads
         self.guarded = True  # whether the code generated checks `guards` (see is_number_item)
+        self.loop_refusals = []  # raised by `check` when no other update is refused first
         self.guards = []  # (statement, check, names, error), see `interpret.Summary`:
 
     def read(self, node, lineno, stmt):
@@ -336,6 +337,14 @@ class Updates:
                     init.id, var, self.facts.lineno, "the loop",
                     f"Update a copy instead: {var} = {var}.copy() before the loop.",
                     items=aliases.items(param) in updated), target)
+        for var in sorted(set(updated) & set(body.captured)):
+            # through another name (`a = x; a[0] = v`): the body reads `x`, or `a`, as it
+            # was before the loop, where Python's next iteration sees the change
+            name = _user_name(var)
+            self.loop_refusals.append(self.facts.error(
+                f"the loop updates {name} in place through another name, which Python's "
+                f"next iteration would see: update {name} by its own name ({name}[...] = "
+                f"...), or a copy made in the loop (= {name}.copy())", "update in place"))
         for var in set(updated) & set(body.captured):  # kept their names: after the reads
             self.statement_updates.append(aliases.Update(
                 var, _user_name(var), self.facts.lineno, "the loop",
@@ -387,6 +396,8 @@ class Updates:
             # before the update, where both are bound whichever path reaches the read
             self.guards.append((update.stmt or stmt, mutation.refuse_if_shared,
                                 [update.name, name], error))
+        if self.loop_refusals:
+            raise self.loop_refusals[0]
         if not getattr(self.facts.tree, "loop", False):
             return
         for param in self.aliases.updated(self.facts.params[1:]):
