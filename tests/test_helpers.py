@@ -44,9 +44,6 @@ PAIRS = {
     "unrepeated": (lambda g, items, count: structures.unrepeated(g, items, count),
                    structures.rerepeated, [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], (7.0, 8.0),
                    ((0.0, 0.0), 3), (3,)),
-    "unindex_steps": (structures.unindex_steps, structures.indexed_steps,
-                      [(1.0, 2.0), (3.0,), ZERO], np.array([4.0, 5.0, 6.0]),
-                      (np.zeros(3), [(0, 2), (2,), (1,)]), ([(0, 2), (2,), (1,)],)),
     "with_defaults": (calls.with_defaults, calls.without_defaults,
                       ((0.5,), 1.0, 2.0, 3.0), ((0.5, 1.5, 2.5), 1.0, 4.0, 5.0),
                       (_LAYOUT,), (_LAYOUT,)),
@@ -72,8 +69,6 @@ ZEROS = [
     ("last_item of a zero cotangent", lambda: mutation.last_item_adjoint(2.0, ZERO)),
     ("unindex_all", lambda: structures.unindex_all(ZERO, np.zeros(3), (0, 1))),
     ("unindex_tiles", lambda: structures.unindex_tiles(ZERO, np.zeros(3), (slice(0, 1),), 0)),
-    ("unindex_steps", lambda: structures.unindex_steps([ZERO, ZERO], np.zeros(3), [(0,), (1,)])),
-    ("indexed_steps", lambda: structures.indexed_steps(ZERO, [(0,), (1,)])),
     ("with_defaults", lambda: calls.with_defaults(ZERO, _LAYOUT)),
     ("without_defaults", lambda: calls.without_defaults(ZERO, _LAYOUT)),
 ]

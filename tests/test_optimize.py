@@ -913,27 +913,6 @@ def test_an_array_a_loop_updates_by_index_is_updated_in_place(name, fn, args, in
         (gradient(x + 1e-6 * v) - gradient(x - 1e-6 * v)) / 2e-6, rtol=1e-5, atol=1e-7)
 
 
-def stencil_steps(u0, k, steps=2):
-    """A grid's points read around each point in nested loops (`u[i + 1, j]`, ...): the
-    reads' cotangents of each step are gathered over the steps (`unindex_steps`)."""
-    u = u0 * 1.0
-    for _ in range(steps):
-        new = u * 1.0
-        for i in range(1, u.shape[0] - 1):
-            for j in range(1, u.shape[1] - 1):
-                new[i, j] = u[i, j] + k * (u[i + 1, j] + u[i - 1, j] + u[i, j + 1]
-                                           + u[i, j - 1] - 4.0 * u[i, j])
-        u = new
-    return np.sum(u ** 2)
-
-
-def test_a_loops_reads_of_several_parts_are_gathered_over_the_steps():
-    """Orders 1 and 2, in the grid and in the coefficient."""
-    args = (np.arange(16.0).reshape(4, 4) / 10.0, 0.2)
-    assert "unindex_steps(" in pullback.source(stencil_steps, *args, argnums=(0, 1))
-    check_grads(stencil_steps, args, order=2)
-
-
 def dict_accumulated(w, xs):
     """A dict of running sums updated by its keys in a loop, and one gaining a key per
     step (`with_item_into` copies it then: its keys change)."""

@@ -122,8 +122,6 @@ SUMMED_SAMPLES = {
     cotangents.unbroadcast: lambda: (rng.standard_normal((2, 3)), rng.standard_normal(3)),
     structures.unindex: lambda: (rng.standard_normal(3), rng.standard_normal((4, 3)),
                                  int(rng.integers(4))),
-    structures.unindex_all: lambda: (tuple(rng.standard_normal(2)), rng.standard_normal((4, 3)),
-                                     ((int(rng.integers(4)), 1), (2, int(rng.integers(3))))),
 }
 
 

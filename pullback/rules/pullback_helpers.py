@@ -76,7 +76,6 @@ from pullback.runtime.mutation import (
 from pullback.runtime.records import refield, rerecord, unfield, unrecord
 from pullback.runtime.structures import (
     indexed_all,
-    indexed_steps,
     rearray,
     reconcat,
     reconcatenate,
@@ -93,7 +92,6 @@ from pullback.runtime.structures import (
     unconcatenate,
     undict,
     unindex_all,
-    unindex_steps,
     unmapping,
     unrepack,
     unrepeated,
@@ -236,20 +234,9 @@ def identity(z, value, *shape, held=None):
     t[z] = t[value]
 
 
-@adjoint(structures.unindex_all, summed=(structures.unindex_steps, (0, 2)), linear=True,
-         structural=(1,))
+@adjoint(structures.unindex_all, linear=True, structural=(1,))
 def unindex_all_(z, gs, x, indices):
     d[gs] = indexed_all(d[z], indices)
-
-
-@adjoint(structures.unindex_steps, linear=True, structural=(1,))
-def unindex_steps_(z, gs_all, x, indices_all):
-    d[gs_all] = indexed_steps(d[z], indices_all)
-
-
-@adjoint(structures.indexed_steps, linear=True)
-def indexed_steps_(z, h, indices_all):
-    d[h] = unindex_steps(d[z], h, indices_all)
 
 
 @adjoint(structures.add_at, structures.add_at_into, structural=(2,))

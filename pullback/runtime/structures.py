@@ -325,27 +325,6 @@ _WHOLE = slice(None)
 _TILED = 1024
 
 
-def unindex_steps(gs_all, x, indices_all):
-    """The sum of `unindex_all(gs, x, indices)` over a loop's steps, one `gs` and one
-    `indices` per step in the lists `gs_all` and `indices_all` (`loop_sums`): one
-    `unindex_all` of them all, so the parts read at every step (`u[i + 1, j]` and its
-    neighbours) are added into one cotangent of `x`, not one per step. Its transpose
-    is `indexed_steps`."""
-    gs, indices = [], []
-    for step_gs, step_indices in zip(gs_all, indices_all):
-        if step_gs is not ZERO:
-            gs += step_gs
-            indices += step_indices
-    return unindex_all(tuple(gs), x, tuple(indices)) if gs else ZERO
-
-
-def indexed_steps(h, indices_all):
-    """The transpose of `unindex_steps`: for each step, the items of `h` at its indices."""
-    if h is ZERO:
-        return ZERO
-    return [indexed_all(h, indices) for indices in indices_all]
-
-
 def indexed_all(h, indices):
     """The transpose of `unindex_all`: the item of `h` at each index."""
     if h is ZERO:

@@ -14,7 +14,7 @@ size, made and added at every step::
 A person collects the steps' operands and forms the gradient once, in one product
 of the stacked operands. Where the helper's spec gives its sum over lists
 (`summed`: `matmul_left_all`, `matmul_right_all`, `unbroadcast_all`,
-`unindex_all`, and `unindex_steps` for the parts each step reads), its other argument does
+`unindex_all`), its other argument does
 not change from step to step and nothing else reads the term, the loop collects
 the arguments that change and the sum is made after it::
 
