@@ -932,6 +932,60 @@ def test_a_dict_a_loop_updates_by_key_is_updated_in_place():
     check_grads(dict_accumulated, args, order=2, argnums=0)
 
 
+def rows_filled_in_a_closure(a, x):
+    """Rows filled in place inside a closure, which a loop calls."""
+    def fill(scale):
+        out = np.zeros((3, 2))
+        for i in range(3):
+            out[i] = np.tanh(scale * x[i] + out[i - 1])
+        return out
+
+    total = 0.0
+    for j in range(2):
+        total = total + np.sum(fill(a * (j + 1)) ** 2)
+    return total
+
+
+def trajectories_in_a_loop(a, x):
+    """A trajectory appended from its last state in a loop nested in a loop."""
+    sums = []
+    for j in range(2):
+        xs = [x[j]]
+        for _ in range(3):
+            xs.append(math.sin(a * xs[-1]) + 0.1)
+        sums.append(sum(xs))
+    return sums[0] * sums[1]
+
+
+def rows_filled_in_a_while(a, x):
+    out = np.zeros((4, 2))
+    out[0] = x[:2]
+    i = 0
+    while i < 3:
+        out[i + 1] = np.sin(a * out[i])
+        i += 1
+    return np.sum(out * out)
+
+
+def arrays_in_a_dict(a, x):
+    """A dict whose array and number are rebound by key at every step."""
+    d = {"h": np.zeros(2), "c": 0.0}
+    for i in range(3):
+        d["h"] = np.tanh(a * x[i] + d["h"])
+        d["c"] = d["c"] + np.sum(d["h"])
+    return d["c"] ** 2
+
+
+@pytest.mark.parametrize("fn", [rows_filled_in_a_closure, trajectories_in_a_loop,
+                                rows_filled_in_a_while, arrays_in_a_dict])
+def test_updates_in_place_in_combination(fn):
+    """The in-place updates inside a closure, a nested loop, a `while` loop and a dict:
+    orders 1 to 3 against finite differences."""
+    x = np.array([0.3, -0.5, 0.8])
+    check_grads(fn, (0.7, x), order=2)
+    check_grads(lambda a: fn(a, x), (0.7,), order=3)
+
+
 def test_a_row_read_whose_value_outlives_the_update_is_copied():
     text = pullback.source(row_read_then_overwritten, *ARRAY_CASES[2][2], argnums=(0, 1))
     assert "prev = item_of(out_" in text

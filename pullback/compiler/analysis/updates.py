@@ -337,19 +337,19 @@ class Updates:
                     init.id, var, self.facts.lineno, "the loop",
                     f"Update a copy instead: {var} = {var}.copy() before the loop.",
                     items=aliases.items(param) in updated), target)
-        for var in sorted(set(updated) & set(body.captured)):
-            # through another name (`a = x; a[0] = v`): the body reads `x`, or `a`, as it
-            # was before the loop, where Python's next iteration sees the change
+        for var in sorted(set(updated) & set(body.captured)):  # kept their names
             name = _user_name(var)
+            # after the loop's reads, as an update a later read would see
+            self.statement_updates.append(aliases.Update(
+                var, name, self.facts.lineno, "the loop",
+                f"Update a copy instead: {name} = {name}.copy() before the loop.",
+                items=aliases.items(var) in updated))
+            # and through another name (`a = x; a[0] = v`): the body reads `x`, or `a`,
+            # as it was before the loop, where Python's next iteration sees the change
             self.loop_refusals.append(self.facts.error(
                 f"the loop updates {name} in place through another name, which Python's "
                 f"next iteration would see: update {name} by its own name ({name}[...] = "
                 f"...), or a copy made in the loop (= {name}.copy())", "update in place"))
-        for var in set(updated) & set(body.captured):  # kept their names: after the reads
-            self.statement_updates.append(aliases.Update(
-                var, _user_name(var), self.facts.lineno, "the loop",
-                f"Update a copy instead: {_user_name(var)} = {_user_name(var)}.copy() "
-                f"before the loop.", items=aliases.items(var) in updated))
 
     def track_call_updates(self, fn, arguments, updated):
         """A call of `fn` that updates its parameters `updated` in place updates the

@@ -1,5 +1,5 @@
-"""Stage 4 (optimize): a list a loop carries and updates by index or appends to,
-updated in place.
+"""Stage 4 (optimize): a list, array or dict a loop carries and updates by index or
+appends to, updated in place.
 
 ANF makes `xs[i] = v` a new list (`xs_1 = with_item(xs, i, v)`, see `runtime.mutation`),
 so that every version keeps its value for the pullbacks that read it. A loop that
@@ -35,9 +35,16 @@ that makes it (`xs_1_version = list_version(xs_1)`, a `runtime.structures.ListVe
 that the structural helpers read as the list). A trajectory, `xs.append(f(xs[-1]))`,
 then appends in place: the cotangent of `xs[-1]` is a list of that length. The
 helpers fall back to copying when the list is not a list or the index not an int.
+
+An array (by any index: its shape and dtype stay) and a dict (by a key it holds) are
+updated the same way. A part of an array is a view, which a later update changes, so
+unless the kinds say the loop starts from a list or dict, a read `r = v[k]` whose
+value is read after an update that follows it (its cache entry included) copies the
+part (`r = item_of(v, k)`).
 """
 
 import builtins
+import dataclasses
 
 from ...rules import registry
 from ...runtime import mutation, structures
@@ -64,7 +71,6 @@ class _Rewriter:
         self.bindings = bindings
         self.namer = namer
         self.kinds = kinds_of
-        self.copied_reads = set()
         names = {bindings.name_of(f): f for f in mutation.IN_PLACE}
         self.updates = {name: f for name, f in names.items() if name is not None}
         self.reads = _helper_reads(bindings)
@@ -97,7 +103,7 @@ class _Rewriter:
                 consumers[var] = None if var in consumers else position  # None: twice
         defined = {nodes.single_target(body.flat[p][0]) for p in consumers.values()
                    if p is not None}
-        copies, changed, versions, captures, copied_reads = [], set(), {}, {}, set()
+        copies, plan = [], _Plan()
         for var in consumers:
             chain = self.chain(body, consumers, var)
             if not chain or var in defined - {chain[-1][1]} or var not in bound:
@@ -107,21 +113,21 @@ class _Rewriter:
                 cached is not None and self.may_be_array(var, before)) else set()
             if cached is None or reads is None:
                 continue
-            changed.update(id(body.flat[p][0]) for p, _ in chain)
-            copied_reads |= reads
+            plan.changed.update(id(body.flat[p][0]) for p, _ in chain)
+            plan.copied_reads |= reads
             copies += self.copy(var, before, nodes.lineno_of(stmt))
             made = {name: p for p, name in chain}  # the update making each version
             for entry, position, name in cached:
                 update = body.flat[made[name]][0] if name in made else stmt
                 made_by = id(update) if name in made else None
-                if made_by not in captures:
-                    captures[made_by] = self.capture(name, nodes.lineno_of(update))
-                versions.setdefault(entry, {})[position] = captures[made_by].targets[0].id
-        if not changed:
+                if made_by not in plan.captures:
+                    plan.captures[made_by] = self.capture(name, nodes.lineno_of(update))
+                plan.versions.setdefault(entry, {})[position] = (
+                    plan.captures[made_by].targets[0].id)
+        if not plan.changed:
             return [stmt]
-        start = [captures.pop(None)] if None in captures else []
-        self.copied_reads = copied_reads
-        body = start + self.rewritten(stmt.body, changed, versions, captures)
+        start = [plan.captures.pop(None)] if None in plan.captures else []
+        body = start + self.rewritten(stmt.body, plan)
         return copies + [nodes.replaced(stmt, body=body)]
 
     def may_be_array(self, var, before):
@@ -257,25 +263,21 @@ class _Rewriter:
         appends = sum(1 for node in nodes.walk(self.root) if _appends_to(node, cache))
         return readers > 0 and loads == readers + appends
 
-    def rewritten(self, statements, changed, versions, captures):
-        """`statements` with the updates `changed` (by id) calling the in-place helpers,
-        each followed by the capture of the version it makes that `captures` has (by the
-        update's id), and the cache entries `versions` (by id) keeping, at each position
-        given, the name of the version captured (`capture`)."""
+    def rewritten(self, statements, plan):
+        """`statements` rewritten by `plan` (a `_Plan`)."""
         out = []
         for stmt in statements:
-            captured = captures.get(id(stmt))
-            if id(stmt) in changed:
+            captured = plan.captures.get(id(stmt))
+            if id(stmt) in plan.changed:
                 stmt = nodes.replaced(stmt, value=self.into(stmt.value))
-            elif id(stmt) in self.copied_reads:
+            elif id(stmt) in plan.copied_reads:
                 helper = nodes.name(self.bindings.object("item_of", mutation.item_of))
                 stmt = nodes.replaced(stmt, value=nodes.call(
                     helper, [stmt.value.value, _index_expression(stmt.value.slice)]))
-            elif id(stmt) in versions:
-                stmt = _with_entry_names(stmt, versions[id(stmt)])
+            elif id(stmt) in plan.versions:
+                stmt = _with_entry_names(stmt, plan.versions[id(stmt)])
             elif isinstance(stmt, nodes.If):
-                stmt = nodes.with_blocks(
-                    stmt, lambda block: self.rewritten(block, changed, versions, captures))
+                stmt = nodes.with_blocks(stmt, lambda block: self.rewritten(block, plan))
             out.append(stmt)
             if captured is not None:
                 out.append(captured)
@@ -289,6 +291,21 @@ class _Rewriter:
         helper = mutation.IN_PLACE[self.updates[value.func.id]]
         return nodes.replaced(value, func=nodes.name(self.bindings.object(helper.__name__, helper)),
                               args=[self.into(value.args[0]), *value.args[1:]])
+
+
+@dataclasses.dataclass
+class _Plan:
+    """How one loop's body is rewritten, each statement by its id: the updates `changed`
+    to call the in-place helpers; the reads `copied_reads` (`r = v[k]`) to copy the part
+    they read (`item_of`); the cache entries `versions` to keep, at each position given,
+    the version captured under the name given; `captures`, the statement capturing a
+    version (`list_version`) to put after the update that makes it (None: as the step
+    starts)."""
+
+    changed: set = dataclasses.field(default_factory=set)
+    copied_reads: set = dataclasses.field(default_factory=set)
+    versions: dict = dataclasses.field(default_factory=dict)
+    captures: dict = dataclasses.field(default_factory=dict)
 
 
 class _Body:
