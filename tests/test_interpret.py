@@ -97,8 +97,8 @@ def test_a_repeated_list_has_the_kind_of_its_items():
     the loop writes numbers into it: its items are scalars, so their cotangents need
     no summing over broadcast axes."""
     summary = interpreter(trajectory, a=kinds.SCALAR, n=kinds.CONST_SCALAR).run()
-    assert summary.kinds["xs"] == kinds.Items(kinds.CONST_SCALAR)
-    assert kinds.Items(kinds.SCALAR) in summary.kinds.values()  # after the loop
+    assert summary.kinds["xs"] == kinds.Items(kinds.CONST_SCALAR, list)
+    assert kinds.Items(kinds.SCALAR, list) in summary.kinds.values()  # after the loop
     assert summary.result_kind is kinds.SCALAR
     check_grads(lambda a: trajectory(a, 5), (0.7,), order=2)
     assert "unbroadcast" not in pullback.source(trajectory, 0.7, 5, argnums=0)
@@ -120,15 +120,15 @@ def test_a_list_built_by_a_loop_without_derivatives_has_its_items_kind():
     adds no kind to the items, and holds numbers; so the states' cotangents need no
     summing over broadcast axes."""
     summary = interpreter(built_trajectory, a=kinds.SCALAR, n=kinds.CONST_SCALAR).run()
-    assert summary.kinds["xs"] == kinds.Items(kinds.CONST_SCALAR)
-    assert summary.kinds["ys_3"] == kinds.Items(kinds.CONST_SCALAR)  # after the appends
+    assert summary.kinds["xs"] == kinds.Items(kinds.CONST_SCALAR, list)
+    assert summary.kinds["ys_3"] == kinds.Items(kinds.CONST_SCALAR, list)  # after the appends
     check_grads(lambda a: built_trajectory(a, 5), (0.7,), order=2)
     assert "unbroadcast" not in pullback.source(built_trajectory, 0.7, 5, argnums=0)
 
 
 @pytest.mark.parametrize("a, b, joined, concatenated", [
-    (kinds.sequence(list, []), kinds.sequence(list, [kinds.SCALAR]), kinds.Items(kinds.SCALAR),
-     kinds.sequence(list, [kinds.SCALAR])),
+    (kinds.sequence(list, []), kinds.sequence(list, [kinds.SCALAR]),
+     kinds.Items(kinds.SCALAR, list), kinds.sequence(list, [kinds.SCALAR])),
     (kinds.sequence(tuple, []), kinds.sequence(list, []), kinds.Items(kinds.CONST),
      kinds.Items(kinds.CONST)),
     (kinds.Items(kinds.CONST_SCALAR), kinds.sequence(list, [kinds.ARRAY]),
@@ -146,8 +146,8 @@ def test_a_count_that_may_be_an_array_repeats_nothing(count):
     """`[0.0] * c` is an array when `c` is one: a repetition only for a constant number."""
     items = kinds.sequence(list, [kinds.CONST_SCALAR])
     assert kinds.repetition(items, count) is None
-    assert kinds.repetition(items, kinds.CONST_SCALAR) == kinds.Items(kinds.CONST_SCALAR)
-    assert kinds.repetition(kinds.CONST_SCALAR, items) == kinds.Items(kinds.CONST_SCALAR)
+    assert kinds.repetition(items, kinds.CONST_SCALAR) == kinds.Items(kinds.CONST_SCALAR, list)
+    assert kinds.repetition(kinds.CONST_SCALAR, items) == kinds.Items(kinds.CONST_SCALAR, list)
 
 
 def attempts(results):

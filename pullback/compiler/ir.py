@@ -53,11 +53,12 @@ class CachedLoop(nodes.AST):
     `cache`, and the definition of its pullback, named `pullback_name`, which runs `step` over
     the list in reverse. The loop reads `item` from `items` (None for a `while`) and
     its state `params` starts from `inits`; `env` is each variable the body reads from
-    outside with its kind; `target` is bound to `(flag, *state)` after it.
+    outside with its kind; `target` is bound to `(flag, *state)` after it. `kinds` is
+    the kind of each of the body's variables, for the optimiser.
     """
 
     _fields = ("forward", "step", "items", "inits", "target", "pullback_name", "item", "params",
-               "iteration", "carried", "cache", "env", "stops")
+               "iteration", "carried", "cache", "env", "stops", "kinds")
     _attributes = ("lineno",)
 
     def __init__(self, **fields):

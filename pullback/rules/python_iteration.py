@@ -99,7 +99,7 @@ def extremum(z, *values, key=None, default=None):
     t[z] = reextremum(t[values], values, z)
 
 
-@adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(element(iterable)))
+@adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(element(iterable), list))
 def sorted_(z, iterable, key=None, reverse=False):
     d[iterable] = unsort(d[z], iterable, z)
     t[z] = resort(t[iterable], iterable, z)

@@ -20,7 +20,7 @@ def _updated_kind(x, index, value):
         return Container(x.type, x.keys, tuple(join(k, value) for k in x.items),
                          x.active or value.active)
     if isinstance(x, Items):
-        return Items(join(x.element, value))
+        return Items(join(x.element, value), x.type)
     if x.shape == "array":
         return ARRAY if x.active or value.active else x
     return join(x, value)
@@ -29,7 +29,7 @@ def _updated_kind(x, index, value):
 def _appended_kind(items, value):
     if isinstance(items, Container):
         return sequence(list, items.items + (value,))
-    return Items(join(element(items), value))
+    return Items(join(element(items), value), list)
 
 
 @adjoint(mutation.with_item, mutation.with_item_into, result=_updated_kind, copy=True)
@@ -47,7 +47,7 @@ def appended(z, items, value):
 
 
 @adjoint(mutation.extended, result=lambda items, values: Items(join(element(items),
-                                                                    element(values))),
+                                                                    element(values)), list),
          copy=True)
 def extended(z, items, values):
     parts = unconcat(d[z], items, values)
@@ -57,7 +57,7 @@ def extended(z, items, values):
 
 
 @adjoint(mutation.popped, result=lambda items, index=None: sequence(
-    tuple, [Items(element(items)), element(items)]))
+    tuple, [Items(element(items), list), element(items)]))
 def popped(z, items, index=-1):
     d[items] = unpop(d[z], items, index)
     t[z] = mutation.popped(shaped(t[items], items), index)

@@ -4,7 +4,7 @@ import operator
 
 import numpy as np
 
-from pullback.compiler.analysis.kinds import Items, concatenation, element
+from pullback.compiler.analysis.kinds import Items, concatenation, element, sequence_type
 from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import matmul_left, matmul_right, unbroadcast, unreduce
 from pullback.runtime.structures import reconcat, rerepeated, unconcat, unindex, unrepeated
@@ -27,7 +27,9 @@ def concat(z, a, b):
     t[z] = reconcat((t[a], t[b]), a, b)
 
 
-@adjoint(repeated_items, result=lambda items, count: Items(element(items)), copy=True)
+@adjoint(repeated_items, result=lambda items, count: Items(element(items),
+                                                                     sequence_type(items)),
+         copy=True)
 def repeated(z, items, count):
     d[items] = unrepeated(d[z], items, count)
     t[z] = rerepeated(t[items], count)

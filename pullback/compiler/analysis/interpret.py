@@ -389,7 +389,7 @@ class Interpreter:
             self.kinds[target] = kinds.element(container)
         elif isinstance(container, kinds.Container) and kinds.is_sequence(container):
             self.kinds[target] = _sliced(container, value.slice) or kinds.Items(
-                kinds.element(container))
+                kinds.element(container), container.type)
         elif isinstance(container, kinds.Items):
             self.kinds[target] = container if isinstance(value.slice, nodes.Slice) else (
                 container.element)

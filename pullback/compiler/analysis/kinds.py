@@ -83,9 +83,11 @@ class Container:
 @dataclasses.dataclass(frozen=True)
 class Items:
     """An iterable that is not a container of known items (a range, zip, enumerate,
-    a list of unknown length): what matters is the kind of its items."""
+    a list of unknown length): what matters is the kind of its items. `type` is
+    `list` or `tuple` where it is known to be one (None: any iterable)."""
 
     element: object
+    type: type = None
     shape: str = "unknown"
 
     @property
@@ -93,7 +95,8 @@ class Items:
         return self.element.active
 
     def __repr__(self):
-        return f"Items({self.element!r})"
+        return f"Items({self.element!r})" if self.type is None else (
+            f"Items({self.element!r}, {self.type.__name__})")
 
 
 def constant(kind):
@@ -172,7 +175,7 @@ def _container_of_value(value, depth):
         result = None
         for item in value:
             result = join(result, of_value(item, depth + 1))
-        return Items(result)
+        return Items(result, type(value))
     if isinstance(value, (tuple, list)):
         items = (of_value(v, depth + 1) for v in value)
         return sequence(tuple if isinstance(value, tuple) else list, items)
@@ -266,7 +269,8 @@ def _items_of_either(a, b):
     """A sequence whose items are those of sequences `a` or `b`; an empty one adds no
     kind (`[]`, then appended to in a loop, holds what the loop appends)."""
     found = [element(k) for k in (a, b) if not (isinstance(k, Container) and not k.items)]
-    return Items(join(*found) if len(found) == 2 else found[0] if found else CONST)
+    return Items(join(*found) if len(found) == 2 else found[0] if found else CONST,
+                 sequence_type(a) if sequence_type(a) is sequence_type(b) else None)
 
 
 def item(kind, key):
@@ -284,13 +288,19 @@ def repetition(a, b):
     number (an array of counts would make the product an array)."""
     for items, count in ((a, b), (b, a)):
         if is_sequence(items) and count.shape == "scalar" and not count.active:
-            return Items(element(items))
+            return Items(element(items), sequence_type(items))
     return None
 
 
 def is_sequence(kind):
     """Whether `kind` is that of a tuple or list (or of an iterable's items)."""
     return isinstance(kind, Items) or isinstance(kind, Container) and kind.type in (tuple, list)
+
+
+def sequence_type(kind):
+    """`list` or `tuple` where a value of kind `kind` is known to be one, else None."""
+    found = kind.type if isinstance(kind, (Items, Container)) else None
+    return found if found in (list, tuple) else None
 
 
 def concatenation(a, b):

@@ -33,6 +33,7 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
     `forward` itself is left as it was; unchanged statements are shared.
     """
     forward = collect_recursion_terms(forward, bindings, namer)
+    kinds_of = _with_loop_kinds(forward, kinds_of)
     context = rewrite.Context(bindings, kinds_of, shapes, bound_values(forward))
 
     def optimized(body):
@@ -40,6 +41,17 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
 
     body = lower_loops(_pullbacks(forward.body, optimized), bindings, namer)
     return nodes.replaced(forward, body=update_in_place(body, bindings, namer, kinds_of))
+
+
+def _with_loop_kinds(forward, kinds_of):
+    """`kinds_of` and the kinds of the variables of the bodies of the loops in `forward`
+    (`ir.CachedLoop.kinds`), which the forward code binds too."""
+    found = dict(kinds_of)
+    for node in nodes.walk(forward):
+        if isinstance(node, ir.CachedLoop):
+            for name, kind in node.kinds.items():
+                found.setdefault(name, kind)
+    return found
 
 
 def lowered(forward, bindings, namer):

@@ -301,7 +301,7 @@ class _Reverse(ForwardCode):
             params=params, iteration=ret.value.id, carried=carried,
             cache=self.namer.fresh(self.tree.name + "_cache"),
             env=[(v, step.kinds[v]) for v in self.freevars],
-            stops=stops_early(forward, ret.value.id), lineno=lineno)
+            stops=stops_early(forward, ret.value.id), kinds=dict(self.kinds), lineno=lineno)
 
     def materialize_items(self, items):
         """`list(items)` for an iterator (zip, enumerate, ...) with differentiable items,
