@@ -721,9 +721,16 @@ def test_a_list_a_loop_updates_by_index_is_updated_in_place(name, fn, args, in_p
 
 
 def test_the_pullbacks_loop_updates_its_copy_of_the_lists_cotangent():
+    """By the helpers for a list of arrays; in Python for a list of numbers, made a list as
+    each step starts (`inline_items`)."""
+    text = pullback.source(arrays_of_new_shapes_by_index, 0.3 * np.eye(3) + 0.1,
+                           np.array([0.2, -0.4, 0.5]))
+    assert "add_at_into(without_item_into(dhs_2, i)" in text
+    assert "dhs_2 = copied(dhs_2)" in text
     text = pullback.source(scalars_in_a_list_updated_by_index, 0.7)
-    assert "add_at_into(without_item_into(dxs_2, t_plus_1)" in text
     assert "dxs_2 = copied(dxs_2)" in text
+    assert "if type(dxs_2) is not list:\n                dxs_2 = listed(dxs_2, xs_2)" in text
+    assert "dxs_2[t_plus_1] = ZERO\n" in text and "dxs_2[t] = dxs_2[t] + " in text
 
 
 def test_a_list_passed_in_and_updated_by_a_loop_is_left_as_it_was():

@@ -508,7 +508,7 @@ def written_item_adjoint_(z, h, g, index, value, updated):
     d[h] = written_item(d[z], index, value, updated)
 
 
-@adjoint(mutation.unappended, mutation.unappended_into, linear=True)
+@adjoint(mutation.unappended, mutation.unappended_into, linear=True, same=True)
 def unappended_(z, g):
     d[g] = reappended(d[z])
 

@@ -73,6 +73,12 @@ def copied(z, x):
     d[x] = d[z]
 
 
+@adjoint(mutation.listed, result=lambda g, x, more=None: g, linear=True, items=True,
+         structural=(1,))
+def listed(z, g, x, more=0):
+    d[g] = d[z]
+
+
 @adjoint(np.copy, np.ndarray.copy, list.copy, dict.copy, result=lambda x, *options: x,
          copy=True)
 def copy(z, x, order="K", subok=False):

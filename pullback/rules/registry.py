@@ -60,7 +60,7 @@ class _Tangents:
 
 t = _Tangents()
 
-FACTS = ("linear", "multilinear", "absorbing", "view", "copy", "items", "shift", "summed",
+FACTS = ("linear", "multilinear", "absorbing", "view", "same", "copy", "items", "shift", "summed",
          "identity", "updates", "implementation", "refused", "structural", "indexed")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
@@ -98,6 +98,8 @@ class Spec:
         positions (a tuple: the numerator of a division). The symbolic zero
         passes through such a primitive unevaluated.
       view: its result may be a view of its first argument.
+      same: its result may be its first argument itself, updated in place
+        (`unappended_into`).
       copy: its result is a new container holding what its first argument holds (and
         what its other arguments are or hold: `appended(xs, v)`).
       items: its result is a new container of its first argument's items, which
@@ -148,6 +150,7 @@ class Spec:
     multilinear: bool = False
     absorbing: object = False
     view: bool = False
+    same: bool = False
     copy: bool = False
     items: bool = False
     shift: str = None

@@ -49,6 +49,13 @@ def copied(x):
     return x.copy() if type(x) is np.ndarray or type(x) is dict else x
 
 
+def listed(g, x, more=0):
+    """The cotangent `g` of a list of `len(x) + more` items as a new list of its items'
+    cotangents (`ZERO` for each item of a zero `g`), which a loop's pullback then updates
+    by index in Python (`compiler.optimize.inline_items`)."""
+    return [ZERO] * (len(x) + more) if g is ZERO else list(g)
+
+
 def with_item_into(x, index, value):
     """`with_item(x, index, value)`, writing into `x` itself when it is an array, a list
     and `index` an int, or a dict holding the key `index`: a loop's own copy

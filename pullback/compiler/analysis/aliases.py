@@ -46,6 +46,11 @@ class Update:
     items: bool = False
 
 
+def is_same(fn):
+    """Whether `fn`'s result may be its first argument itself (its spec says so)."""
+    return bool(registry.holds(fn, "same"))
+
+
 def is_view(fn):
     """Whether `fn`'s result may be a view of its first argument (its spec says so)."""
     return bool(registry.holds(fn, "view"))

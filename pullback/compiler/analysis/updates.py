@@ -210,7 +210,9 @@ class Updates:
         rule = registry.rule_for(fn) if fn is not None else None
         # A user's function may return what it captured (a closure made by a factory).
         called = _names([value.func])
-        if rule is not None and aliases.is_view(fn) and args:
+        if rule is not None and aliases.is_same(fn) and args:
+            memory.same(target, args[0])
+        elif rule is not None and aliases.is_view(fn) and args:
             memory.part(target, args[0])
         elif rule is not None and aliases.is_copy(fn) and args:
             memory.copy(target, args[0], args[1:])

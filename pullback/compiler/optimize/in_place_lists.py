@@ -94,6 +94,7 @@ class _Rewriter:
     def loop(self, stmt, before):
         """The loop `stmt` with its updates in place, preceded by the copies they update;
         `before`: the statements of its block before it."""
+        original, stmt = stmt, self.hoisted(stmt)
         body = _Body(stmt.body)
         bound = set().union(*(nodes.stores(s) for s in before))
         consumers = {}  # the list an update updates -> its position in `body.flat`
@@ -125,10 +126,55 @@ class _Rewriter:
                 plan.versions.setdefault(entry, {})[position] = (
                     plan.captures[made_by].targets[0].id)
         if not plan.changed:
-            return [stmt]
+            return [original]
         start = [plan.captures.pop(None)] if None in plan.captures else []
         body = start + self.rewritten(stmt.body, plan)
         return copies + [nodes.replaced(stmt, body=body)]
+
+    def hoisted(self, loop):
+        """The loop `loop` with each read of the item an update zeroes that follows the update
+        (`dv = written_item(dxs_2, i, v, xs_2)` after `dxs_1 = without_item(dxs_2, i)`)
+        moved to just before it. The reverse rules write a value's cotangent where the
+        value is made: in a branch of an `if`, after the update before the `if`. The read
+        is pure and reads what the update reads, so it cannot fail there; where the names
+        it reads are bound by then and not bound again before it, it reads the same."""
+        body = _Body(loop.body)
+        zeroing = {}  # (list, index as text) -> the position of the update zeroing it
+        for position, (stmt, _) in enumerate(body.flat):
+            for call in self.chain_calls(stmt):
+                if self.calls(call, mutation.without_item) and len(call.args) == 2 and (
+                        nodes.is_name(call.args[0])):
+                    zeroing.setdefault((call.args[0].id, nodes.dump(call.args[1])), position)
+        moves, moved = {}, set()
+        for position, (stmt, _) in enumerate(body.flat):
+            update = self.zeroed_read(stmt, zeroing)
+            if update is not None and body.after(position, update) and body.bound_before(
+                    stmt, update, position):
+                moves.setdefault(id(body.flat[update][0]), []).append(stmt)
+                moved.add(id(stmt))
+        return nodes.replaced(loop, body=_moved(loop.body, moves, moved)) if moves else loop
+
+    def chain_calls(self, stmt):
+        """The calls of the chain of updates a statement `v = helper(helper(...), ...)` makes."""
+        found, value = [], stmt.value if nodes.single_target(stmt) else None
+        while isinstance(value, nodes.Call) and value.args and not value.keywords:
+            found.append(value)
+            value = value.args[0]
+        return found
+
+    def zeroed_read(self, stmt, zeroing):
+        """The position in `zeroing` of the update zeroing the item the statement
+        `r = written_item(g, i, ...)` reads, or None."""
+        value = stmt.value if nodes.single_target(stmt) else None
+        if not (self.calls(value, mutation.written_item) and len(value.args) == 4
+                and nodes.is_name(value.args[0])):
+            return None
+        return zeroing.get((value.args[0].id, nodes.dump(value.args[1])))
+
+    def calls(self, node, helper):
+        """Whether `node` calls `helper` by its generated name."""
+        name = self.bindings.name_of(helper)
+        return name is not None and isinstance(node, nodes.Call) and nodes.is_name(node.func, name)
 
     def may_be_array(self, var, before):
         """Whether the value the loop carries in `var` may be an array, by the kind of
@@ -355,6 +401,16 @@ class _Body:
                 found.add(id(stmt))
         return found
 
+    def bound_before(self, stmt, position, index):
+        """Whether the names statement `stmt` (at `index`) reads are bound as the statement at
+        `position` before it runs, and not bound again up to `index`, and its target is
+        bound only by it."""
+        target = nodes.single_target(stmt)
+        if sum(target in nodes.stores(s) for s, _ in self.flat) != 1:
+            return False
+        read = nodes.reads(stmt.value)
+        return not any(read & nodes.stores(other) for other, _ in self.flat[position:index])
+
     def assigns_before(self, var, index):
         """Whether a statement before the one at `index` assigns `var`."""
         return any(var in nodes.stores(stmt) for stmt, _ in self.flat[:index])
@@ -460,6 +516,20 @@ def _uses(stmt, names, reads, is_update):
         return _with_others(stmt.value, names, [("passed", e.id, stmt) for e in elts
                                                 if nodes.is_name(e) and e.id in names])
     return _expression_uses(stmt, names, reads)
+
+
+def _moved(statements, moves, moved):
+    """`statements` without the statements `moved`, and with those `moves` gives for a
+    statement put just before it, in its `if` branches too (all by id)."""
+    out = []
+    for stmt in statements:
+        if id(stmt) in moved:
+            continue
+        out += moves.get(id(stmt), [])
+        if isinstance(stmt, nodes.If):
+            stmt = nodes.with_blocks(stmt, lambda block: _moved(block, moves, moved))
+        out.append(stmt)
+    return out
 
 
 def _index_expression(index):

@@ -18,6 +18,7 @@ from .. import ir
 from ..syntax import nodes
 from . import rewrite
 from .in_place_lists import update_in_place
+from .inline_items import write_inline
 from .loop_caches import lower_loops
 from .recursion_terms import collect_recursion_terms
 from .slice_chains import bound_values
@@ -40,7 +41,8 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
         return ir.lower(rewrite.rewrite(body, context, dead_code), bindings)
 
     body = lower_loops(_pullbacks(forward.body, optimized), bindings, namer)
-    return nodes.replaced(forward, body=update_in_place(body, bindings, namer, kinds_of))
+    body = update_in_place(body, bindings, namer, kinds_of)
+    return nodes.replaced(forward, body=write_inline(body, bindings, kinds_of))
 
 
 def _with_loop_kinds(forward, kinds_of):

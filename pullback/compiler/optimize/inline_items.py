@@ -1,0 +1,312 @@
+"""Stage 4 (optimize): the items of a list's cotangent that a loop's pullback reads and
+updates in place, written as Python.
+
+`in_place_lists` has a loop's pullback update the cotangent of a list the loop carries
+in place, by helpers that take the common case first (`without_item_into`,
+`structures.add_at_into`, `written_item`, `last_item`). For a list of numbers that is
+still a call or two for each item read or written, against a primal step of a few
+operations on numbers. Where a loop's pullback keeps such a cotangent `d` in one name,
+which the step assigns only by those updates, the step makes `d` a list as it starts
+(it may come in as `ZERO`, or as a tuple from a caller), and then reads and writes its
+items as Python does::
+
+    for ..., t, t_plus_1, xs_2, xs_3 in ...:        for ..., t, t_plus_1, xs_2, xs_3 in ...:
+                                                         if type(dxs_2) is not list:
+                                                             dxs_2 = listed(dxs_2, xs_2)
+        dv = written_item(dxs_2, t_plus_1, v, xs_3)      dv = dxs_2[t_plus_1]
+        ...                                              ...
+        dxs_2 = add_at_into(                             dxs_2[t_plus_1] = ZERO
+            without_item_into(dxs_2, t_plus_1),          dxs_2[t] = dxs_2[t] + dx
+            (dx,), xs_2, (t,))
+
+An item's cotangent is a number or `ZERO`, which `+` adds as `add` would, so an item
+is added to by `+` only when the kinds say the list holds numbers; the index must be a
+number (a slice would resize the list). The length for `listed` comes from the list
+whose cotangent `d` is (the third argument of `add_at_into`), bound as the step starts.
+An update that changes the length (`unappended_into`) stays a call, the items it leaves
+updated after it.
+"""
+
+import collections
+
+import gast
+
+from ...runtime import mutation, structures
+from ...runtime.cotangents import ZERO
+from ..analysis import kinds
+from ..syntax import nodes
+
+
+def write_inline(statements, bindings, kinds_of):
+    """`statements` (a generated forward function's body, after `in_place_lists`) with the
+    item reads and updates of each list cotangent that a loop's pullback updates in place
+    written as Python (see the module docstring); `kinds_of` gives the kinds of the
+    variables."""
+    return _Inliner(bindings, kinds_of, nodes.module(list(statements))).block(statements)
+
+
+class _Inliner:
+    """The rewrite of one generated function, `root`: `helpers` are the generated names of
+    the helpers it reads and writes items by."""
+
+    def __init__(self, bindings, kinds_of, root):
+        self.bindings = bindings
+        self.kinds = kinds_of
+        self.loads = nodes.read_counts(root)
+        self.helpers = {f: bindings.name_of(f) for f in (
+            mutation.without_item_into, structures.add_at_into, mutation.unappended_into,
+            mutation.written_item, mutation.last_item)}
+        self.update_names = {self.helpers[f] for f in _UPDATES} - {None}
+
+    def block(self, statements):
+        """`statements` rewritten, the loops nested in a loop before it."""
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef)):
+                stmt = nodes.replaced(stmt, body=self.block(stmt.body))
+                if isinstance(stmt, nodes.For):
+                    stmt = self.loop(stmt)
+            elif isinstance(stmt, (nodes.If, nodes.Try)):
+                stmt = nodes.with_blocks(stmt, self.block)
+            out.append(stmt)
+        return out
+
+    def loop(self, loop):
+        """The loop `loop` with the item reads and updates of each list cotangent it
+        updates in place written as Python."""
+        renames = self.versions(loop.body)
+        if renames:
+            loop = nodes.replaced(loop, body=[_Renamed(renames).visit(nodes.clone(s))
+                                              for s in loop.body])
+        bound = nodes.stores(loop.target)
+        stored = set().union(*(nodes.stores(s) for s in _own(loop.body)))
+        checks = []
+        for var in sorted(self.updated(loop.body) - bound):
+            length = self.length_source(loop.body, var, bound, stored - bound)
+            if length is None:
+                continue
+            lineno = nodes.lineno_of(loop)
+            loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
+            checks.append(self.check(var, length, lineno))
+        return nodes.replaced(loop, body=checks + loop.body) if checks else loop
+
+    def versions(self, body):
+        """`{version: list}`: each name the body binds once, to an update in place of
+        another list (`dxs_2 = add_at_into(dxs_1, ...)`), which is then the same list,
+        and reads only after that in the body, outside its nested loops and functions:
+        read as that list."""
+        statements = list(_own(body))
+        nested = set().union(*(nodes.names_in(s) for s in statements if isinstance(
+            s, (nodes.For, nodes.While, nodes.FunctionDef, nodes.Try))))
+        inside = nodes.read_counts(body)
+        stores = collections.Counter(n for s in statements for n in nodes.stores(s))
+        renames = {}
+        for position, stmt in enumerate(statements):
+            target = nodes.single_target(stmt)
+            calls = self.chain(stmt.value, None) if target is not None else None
+            if not calls:
+                continue
+            source = calls[0].args[0].id
+            source = renames.get(source, source)
+            if target != source and stores[target] == 1 and target not in nested and (
+                    self.loads[target] == inside[target]) and not any(
+                    target in nodes.reads(s) for s in statements[:position]):
+                renames[target] = source
+        return renames
+
+    def updated(self, body):
+        """The names the loop body updates in place, each assigned in it only by chains
+        of updates of itself (`d = add_at_into(without_item_into(d, i), ...)`)."""
+        found, refused = set(), set()
+        for stmt in _own(body):
+            var = nodes.single_target(stmt)
+            if var is not None and self.chain(stmt.value, var) is not None:
+                found.add(var)
+            else:
+                refused |= nodes.stores(stmt)
+        for stmt in body:
+            if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef, nodes.Try)):
+                refused |= {n.id for n in nodes.walk(stmt) if isinstance(n, nodes.Name)}
+        return found - refused
+
+    def chain(self, value, var):
+        """The calls of a chain of in-place updates of `var`, innermost first, or None."""
+        calls = []
+        while isinstance(value, nodes.Call) and value.args and not value.keywords and (
+                nodes.is_name(value.func) and value.func.id in self.update_names):
+            calls.append(value)
+            value = value.args[0]
+        if not calls or not nodes.is_name(value) or var is not None and value.id != var:
+            return None
+        return calls[::-1]
+
+    def length_source(self, body, var, bound, assigned):
+        """`(x, removed)` for `listed`: a list `x` bound as each step starts (`bound`, not
+        `assigned` in the body) whose items an `add_at_into` of `var` adds to, when the
+        step has removed `removed` items from `var` before it (`unappended_into`), so that
+        `var` is the cotangent of a list of `len(x) + removed` items as the step starts.
+        None if there is none before an update in an `if` that may resize `var`."""
+        removed = 0
+        for stmt in body:
+            if isinstance(stmt, nodes.If):
+                if any(self.resizes(s, var) for s in _own([stmt])):
+                    return None
+                continue
+            for call in self.chain(stmt.value, var) or () if (
+                    nodes.single_target(stmt) == var) else ():
+                x = self.added_list(call)
+                if x is not None and (x in bound or x not in assigned):
+                    return x, removed
+                removed += self.calls(call, mutation.unappended_into)
+        return None
+
+    def resizes(self, stmt, var):
+        """Whether statement `stmt` removes an item of `var` (`unappended_into`)."""
+        calls = self.chain(stmt.value, var) if nodes.single_target(stmt) == var else None
+        return any(self.calls(call, mutation.unappended_into) for call in calls or ())
+
+    def added_list(self, call):
+        """The name of the list of numbers whose items `add_at_into` call `call` adds to
+        at number indices, given as displays; else None."""
+        if not self.calls(call, structures.add_at_into) or len(call.args) != 4:
+            return None
+        _, gs, x, indices = call.args
+        if not (nodes.is_name(x) and isinstance(gs, nodes.Tuple)
+                and isinstance(indices, nodes.Tuple) and len(gs.elts) == len(indices.elts)
+                and all(map(self.is_number, indices.elts))):
+            return None
+        kind = self.kinds.get(x.id)
+        if kinds.sequence_type(kind) is not list or kinds.element(kind).shape != "scalar":
+            return None
+        return x.id
+
+    def is_number(self, index):
+        """Whether the index `index` is an int constant or a name of a number."""
+        if isinstance(index, nodes.Constant):
+            return type(index.value) is int
+        kind = self.kinds.get(index.id) if nodes.is_name(index) else None
+        return kind is not None and kind.shape == "scalar" and not kind.active
+
+    def calls(self, node, helper):
+        """Whether `node` calls `helper` by its generated name."""
+        name = self.helpers[helper]
+        return name is not None and isinstance(node, nodes.Call) and nodes.is_name(node.func, name)
+
+    def rewritten(self, statements, var):
+        """`statements` with the reads and updates of the items of list `var` inline."""
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, nodes.If):
+                out.append(nodes.with_blocks(stmt, lambda block: self.rewritten(block, var)))
+            elif nodes.single_target(stmt) == var and self.chain(stmt.value, var):
+                out += self.updates(stmt, var)
+            elif isinstance(stmt, nodes.Assign):
+                out.append(nodes.replaced(stmt, value=_Reads(self, var).visit(
+                    nodes.clone(stmt.value))))
+            else:
+                out.append(stmt)
+        return out
+
+    def read(self, value, var):
+        """`written_item(var, i, ...)` as `var[i]` and `last_item(var)` as `var[-1]`;
+        any other value as it is."""
+        if self.calls(value, mutation.last_item) and len(value.args) == 1 and (
+                nodes.is_name(value.args[0], var)):
+            return _item(var, nodes.constant(-1))
+        if self.calls(value, mutation.written_item) and len(value.args) == 4:
+            g, index, _, updated = value.args
+            kind = self.kinds.get(updated.id) if nodes.is_name(updated) else None
+            if nodes.is_name(g, var) and self.is_number(index) and kinds.is_sequence(kind):
+                return _item(var, index)
+        return value
+
+    def updates(self, stmt, var):
+        """The statements of the chain of updates `stmt` of `var`: the calls up to the last
+        that cannot be written inline, then each update of an item."""
+        calls = self.chain(stmt.value, var)
+        inline = len(calls)
+        while inline and self.inline(calls[inline - 1], var) is not None:
+            inline -= 1
+        lineno = nodes.lineno_of(stmt)
+        out = [nodes.assign(var, calls[inline - 1], lineno)] if inline else []
+        for call in calls[inline:]:
+            out += [nodes.located(s, lineno) for s in self.inline(call, var)]
+        return out
+
+    def inline(self, call, var):
+        """The Python statements of one update `call` of the list `var`, or None."""
+        if self.calls(call, mutation.without_item_into) and len(call.args) == 2 and (
+                self.is_number(call.args[1])):
+            zero = nodes.name(self.bindings.object("ZERO", ZERO))
+            return [_set_item(var, call.args[1], zero)]
+        if self.added_list(call) is not None:
+            _, gs, _, indices = call.args
+            added = {}  # the index, as text -> its index and the cotangents added there
+            for g, index in zip(gs.elts, indices.elts):
+                added.setdefault(nodes.dump(index), (index, []))[1].append(g)
+            out = []
+            for index, terms in added.values():
+                total = _item(var, index)
+                for g in terms:
+                    total = nodes.binop(total, gast.Add(), nodes.clone(g))
+                out.append(_set_item(var, index, total))
+            return out
+        return None
+
+    def check(self, var, length, lineno):
+        """`if type(var) is not list: var = listed(var, x)` for the `length_source` `(x,
+        removed)`; `listed(var, x, removed)` where items were removed."""
+        type_, list_ = (nodes.name(self.bindings.object(f.__name__, f)) for f in (type, list))
+        test = nodes.compare(nodes.call(type_, [nodes.name(var)]), gast.IsNot(), list_)
+        helper = nodes.name(self.bindings.object("listed", mutation.listed))
+        x, removed = length
+        args = [nodes.name(var), nodes.name(x)] + ([nodes.constant(removed)] if removed else [])
+        return nodes.if_(test, [nodes.assign(var, nodes.call(helper, args), lineno)],
+                         lineno=lineno)
+
+
+class _Renamed(gast.NodeTransformer):
+    """Renames the names `renames` maps."""
+
+    def __init__(self, renames):
+        self.renames = renames
+
+    def visit_Name(self, node):
+        node.id = self.renames.get(node.id, node.id)
+        return node
+
+
+class _Reads(gast.NodeTransformer):
+    """Rewrites the reads of the items of list `var` in an expression (`_Inliner.read`)."""
+
+    def __init__(self, inliner, var):
+        self.inliner = inliner
+        self.var = var
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        return self.inliner.read(node, self.var)
+
+
+_UPDATES = (mutation.without_item_into, structures.add_at_into, mutation.unappended_into)
+
+
+def _own(statements):
+    """The statements of a loop body, with those of its `if` branches, not of the loops,
+    functions and `try` statements in it."""
+    for stmt in statements:
+        if isinstance(stmt, nodes.If):
+            yield from _own(stmt.body)
+            yield from _own(stmt.orelse)
+        else:
+            yield stmt
+
+
+def _item(var, index):
+    return gast.Subscript(value=nodes.name(var), slice=nodes.clone(index), ctx=gast.Load())
+
+
+def _set_item(var, index, value):
+    store = gast.Subscript(value=nodes.name(var), slice=nodes.clone(index),
+                           ctx=gast.Store())
+    return gast.Assign(targets=[store], value=value, type_comment=None)

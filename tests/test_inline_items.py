@@ -1,0 +1,153 @@
+"""The items of a list of numbers' cotangent read and updated in Python by a loop's
+pullback (`compiler.optimize.inline_items`): the generated text, and values against
+finite differences at orders 1 to 3, where the cotangent comes in as `ZERO`, as a
+tuple, after items were removed, in branches, in nested loops, and with a closure and
+a record."""
+
+import dataclasses
+import math
+
+import numpy as np
+import pytest
+
+import pullback
+from pullback.runtime import mutation
+from pullback.runtime.cotangents import ZERO
+from pullback.testing import check_grads
+
+
+def unused_after_the_loop(a, n=5):
+    xs = [0.0] * (n + 1)
+    total = 0.0
+    for t in range(n):
+        xs[t + 1] = math.sin(a * xs[t]) + a
+        total = total + xs[t + 1] ** 2
+    return total
+
+
+def appended_and_unused(a, n=5):
+    xs = [0.5]
+    total = 0.0
+    for _ in range(n):
+        x = xs[-1]
+        xs.append(math.cos(a * x))
+        total = total + x * xs[-1]
+    return total
+
+
+def trajectory(a, n=4):
+    xs = [0.0] * (n + 1)
+    xs[0] = a
+    for t in range(n):
+        xs[t + 1] = a * xs[t] ** 2 + 0.1
+    return xs
+
+
+def in_branches(a, n=6):
+    xs = [0.1] * n
+    for i in range(1, n):
+        v = xs[i - 1] * a
+        if i % 2:
+            v = v + xs[-1]
+        else:
+            v = math.tanh(v)
+        xs[i] = v
+    return sum(x * x for x in xs)
+
+
+def nested(a, n=3, m=3):
+    xs = [0] * (m + 1)
+    acc = 0.0
+    for k in range(n):
+        xs[0] = a + k
+        for t in range(m):
+            xs[t + 1] = xs[t] * a - 0.1 * xs[t] ** 2
+        acc = acc + xs[m]
+    return acc
+
+
+@dataclasses.dataclass
+class Step:
+    w: float
+    b: float
+
+
+def with_a_closure_and_a_record(p, x0, n=4):
+    def f(v):
+        return math.tanh(p.w * v + p.b)
+
+    xs = [x0] + [0.0] * n
+    for t in range(n):
+        xs[t + 1] = math.tanh(p.w * xs[t] + p.b) + xs[max(t - 2, 0)]
+    return f(xs[n]) - xs[1] * xs[2]
+
+
+CASES = [
+    ("unused_after_the_loop", unused_after_the_loop, (0.7,)),
+    ("appended_and_unused", appended_and_unused, (0.6,)),
+    ("nested", nested, (0.3,)),
+    ("with_a_closure_and_a_record", with_a_closure_and_a_record, (Step(0.8, -0.2), 0.5)),
+]
+
+
+@pytest.mark.parametrize("name, fn, args", CASES, ids=[c[0] for c in CASES])
+def test_the_items_are_read_and_updated_in_python(name, fn, args):
+    text = pullback.source(fn, *args)
+    assert "listed(" in text and "add_at_into(" not in text, name
+    check_grads(fn, args, order=2)
+
+
+def test_no_helper_is_left_for_the_items():
+    for fn, args in ((unused_after_the_loop, (0.7,)), (appended_and_unused, (0.6,))):
+        text = pullback.source(fn, *args)
+        assert "written_item(" not in text and "last_item(" not in text
+        assert "without_item_into(" not in text
+
+
+def test_a_zero_cotangent_of_a_list_items_were_removed_from_is_made_of_its_length():
+    """The cotangent as the step starts is that of the list after its append: one item
+    more than the version the step reads before it."""
+    text = pullback.source(appended_and_unused, 0.6)
+    assert "dxs_1 = listed(dxs_1, xs_2)" in text  # the version after the append
+    check_grads(appended_and_unused, (0.6,), order=3)
+
+    def appended_before_its_read(a, n=4):
+        xs = [0.5]
+        for _ in range(n):
+            xs.append(math.cos(a * xs[-1]))
+        return 0.0 * xs[0] + a
+
+    text = pullback.source(appended_before_its_read, 0.6)
+    assert "dxs_1 = listed(dxs_1, xs_1, 1)" in text
+    check_grads(appended_before_its_read, (0.6,), order=2)
+
+
+def test_a_tuple_cotangent_of_a_list_is_made_a_list():
+    out, back = pullback.vjp(trajectory, 0.7)
+    seed = [0.5, -1.0, 2.0, 0.25, 1.5]
+    assert back(tuple(seed)) == pytest.approx(back(seed))
+    eps = 1e-6
+    fd = np.dot(seed, (np.array(trajectory(0.7 + eps)) - np.array(trajectory(0.7 - eps)))
+                / (2 * eps))
+    assert back(tuple(seed))[0] == pytest.approx(fd, rel=1e-6)
+
+
+def test_a_list_of_arrays_keeps_the_helpers():
+    def states(w, x, n=3):
+        hs = [x for _ in range(n + 1)]
+        for i in range(n):
+            hs[i + 1] = np.tanh(w @ hs[i])
+        return np.sum(hs[n] * hs[1])
+
+    w, x = 0.4 * np.eye(3) + 0.1, np.array([0.2, -0.4, 0.5])
+    text = pullback.source(states, w, x)
+    assert "add_at_into(" in text and "listed(" not in text
+    check_grads(states, (w, x), order=2)
+
+
+def test_listed_makes_a_new_list():
+    assert mutation.listed(ZERO, [1.0, 2.0]) == [ZERO, ZERO]
+    assert mutation.listed(ZERO, [1.0, 2.0], 1) == [ZERO, ZERO, ZERO]
+    g = [0.5, ZERO]
+    assert mutation.listed(g, [1.0, 2.0]) == g and mutation.listed(g, [1.0, 2.0]) is not g
+    assert mutation.listed((0.5, ZERO), [1.0, 2.0]) == [0.5, ZERO]
