@@ -16,12 +16,13 @@ from pullback.compiler.bindings import Bindings
 from pullback.compiler.optimize import loop_sums, rewrite, simplify
 from pullback.compiler.syntax import nodes
 from pullback.compiler.syntax.naming import Namer
-from pullback.runtime import cotangents, structures
+from pullback.runtime import cotangents, mutation, structures
 from pullback.runtime.cotangents import ZERO
 
 HELPERS = (ZERO, structures.unindex, structures.unindex_all, cotangents.unreduce,
            cotangents.unbroadcast, cotangents.matmul_right, cotangents.extremum_share, slice,
-           cotangents.add, cotangents.add_all, structures.add_at)
+           cotangents.add, cotangents.add_all, structures.add_at, mutation.written_item,
+           mutation.last_item)
 
 
 def _bindings():
@@ -86,6 +87,15 @@ TUPLE_3 = kinds.Container(tuple, (0, 1, 2), (kinds.ARRAY, kinds.ARRAY, kinds.SCA
      "d = (a, b, c)\nreturn d", {"p": TUPLE_3}),
     ("item_of_display", "t = (a, b)\nu = t[1] * 2\nreturn u", "u = b * 2\nreturn u", {}),
     ("copies", "a = b\nc = a * 2\nreturn (c, a)", "a = b\nc = b * 2\nreturn (c, a)", {}),
+    ("item_read", "d = written_item(g, i, v, xs)\nreturn d", "d = g[i]\nreturn d",
+     {"xs": kinds.Items(kinds.SCALAR, list), "i": kinds.CONST_SCALAR}),
+    ("item_read", "d = written_item(g, 'k', v, p)\nreturn d", "d = g['k']\nreturn d",
+     {"p": kinds.container(dict, ["k"], [kinds.SCALAR])}),
+    ("item_read", "d = written_item(g, i, v, x)\nreturn d",
+     "d = written_item(g, i, v, x)\nreturn d", {"x": kinds.ARRAY, "i": kinds.CONST_SCALAR}),
+    ("item_read", "d = written_item(g, s, v, xs)\nreturn d",
+     "d = written_item(g, s, v, xs)\nreturn d", {"xs": kinds.Items(kinds.SCALAR, list)}),
+    ("item_read", "d = last_item(g)\nreturn d", "d = g[-1]\nreturn d", {}),
 ])
 def test_a_rule_rewrites_its_ir(rule, before, after, kinds_of):
     assert rewritten(before, kinds_of, values={"n": None}) == same(after), rule

@@ -1,30 +1,31 @@
-"""Stage 4 (optimize): the items of a list's cotangent that a loop's pullback reads and
-updates in place, written as Python.
+"""Stage 4 (optimize): the cotangent of a list of numbers that a loop's pullback updates
+in place, updated in Python.
 
 `in_place_lists` has a loop's pullback update the cotangent of a list the loop carries
 in place, by helpers that take the common case first (`without_item_into`,
-`structures.add_at_into`, `written_item`, `last_item`). For a list of numbers that is
-still a call or two for each item read or written, against a primal step of a few
-operations on numbers. Where a loop's pullback keeps such a cotangent `d` in one name,
-which the step assigns only by those updates, the step makes `d` a list as it starts
-(it may come in as `ZERO`, or as a tuple from a caller), and then reads and writes its
-items as Python does::
+`structures.add_at_into`). For a list of numbers that is still a call or two for each
+item written, against a primal step of a few operations on numbers. Where a loop's
+pullback keeps such a cotangent `d` in one name, which the step assigns only by those
+updates, the step makes `d` a list as it starts (it may come in as `ZERO`, or as a
+tuple from a caller: `listed`), and then writes its items as Python does (the rewrite
+rule `items.item_read` has made the reads subscripts already)::
 
-    for ..., t, t_plus_1, xs_2, xs_3 in ...:        for ..., t, t_plus_1, xs_2, xs_3 in ...:
-                                                         if type(dxs_2) is not list:
-                                                             dxs_2 = listed(dxs_2, xs_2)
-        dv = written_item(dxs_2, t_plus_1, v, xs_3)      dv = dxs_2[t_plus_1]
-        ...                                              ...
-        dxs_2 = add_at_into(                             dxs_2[t_plus_1] = ZERO
-            without_item_into(dxs_2, t_plus_1),          dxs_2[t] = dxs_2[t] + dx
+    for ..., t, t_plus_1, xs_2 in ...:              for ..., t, t_plus_1, xs_2 in ...:
+                                                        if type(dxs_2) is not list:
+                                                            dxs_2 = listed(dxs_2, xs_2)
+        dv = dxs_2[t_plus_1]                            dv = dxs_2[t_plus_1]
+        ...                                             ...
+        dxs_2 = add_at_into(                            dxs_2[t_plus_1] = ZERO
+            without_item_into(dxs_2, t_plus_1),         dxs_2[t] = dxs_2[t] + dx
             (dx,), xs_2, (t,))
 
 An item's cotangent is a number or `ZERO`, which `+` adds as `add` would, so an item
 is added to by `+` only when the kinds say the list holds numbers; the index must be a
 number (a slice would resize the list). The length for `listed` comes from the list
-whose cotangent `d` is (the third argument of `add_at_into`), bound as the step starts.
-An update that changes the length (`unappended_into`) stays a call, the items it leaves
-updated after it.
+whose cotangent `d` is (the third argument of `add_at_into`), bound as the step starts,
+and the items the step removed before that update (`unappended_into`, which stays a
+call). A version the step makes of `d` (`dxs_3 = add_at_into(dxs_2, ...)`) is the same
+list, and is read as `d`.
 """
 
 import collections
@@ -35,6 +36,7 @@ from ...runtime import mutation, structures
 from ...runtime.cotangents import ZERO
 from ..analysis import kinds
 from ..syntax import nodes
+from .items import is_number, subscript
 
 
 def write_inline(statements, bindings, kinds_of):
@@ -173,19 +175,12 @@ class _Inliner:
         _, gs, x, indices = call.args
         if not (nodes.is_name(x) and isinstance(gs, nodes.Tuple)
                 and isinstance(indices, nodes.Tuple) and len(gs.elts) == len(indices.elts)
-                and all(map(self.is_number, indices.elts))):
+                and all(is_number(i, self.kinds) for i in indices.elts)):
             return None
         kind = self.kinds.get(x.id)
         if kinds.sequence_type(kind) is not list or kinds.element(kind).shape != "scalar":
             return None
         return x.id
-
-    def is_number(self, index):
-        """Whether the index `index` is an int constant or a name of a number."""
-        if isinstance(index, nodes.Constant):
-            return type(index.value) is int
-        kind = self.kinds.get(index.id) if nodes.is_name(index) else None
-        return kind is not None and kind.shape == "scalar" and not kind.active
 
     def calls(self, node, helper):
         """Whether `node` calls `helper` by its generated name."""
@@ -200,25 +195,9 @@ class _Inliner:
                 out.append(nodes.with_blocks(stmt, lambda block: self.rewritten(block, var)))
             elif nodes.single_target(stmt) == var and self.chain(stmt.value, var):
                 out += self.updates(stmt, var)
-            elif isinstance(stmt, nodes.Assign):
-                out.append(nodes.replaced(stmt, value=_Reads(self, var).visit(
-                    nodes.clone(stmt.value))))
             else:
                 out.append(stmt)
         return out
-
-    def read(self, value, var):
-        """`written_item(var, i, ...)` as `var[i]` and `last_item(var)` as `var[-1]`;
-        any other value as it is."""
-        if self.calls(value, mutation.last_item) and len(value.args) == 1 and (
-                nodes.is_name(value.args[0], var)):
-            return _item(var, nodes.constant(-1))
-        if self.calls(value, mutation.written_item) and len(value.args) == 4:
-            g, index, _, updated = value.args
-            kind = self.kinds.get(updated.id) if nodes.is_name(updated) else None
-            if nodes.is_name(g, var) and self.is_number(index) and kinds.is_sequence(kind):
-                return _item(var, index)
-        return value
 
     def updates(self, stmt, var):
         """The statements of the chain of updates `stmt` of `var`: the calls up to the last
@@ -236,7 +215,7 @@ class _Inliner:
     def inline(self, call, var):
         """The Python statements of one update `call` of the list `var`, or None."""
         if self.calls(call, mutation.without_item_into) and len(call.args) == 2 and (
-                self.is_number(call.args[1])):
+                is_number(call.args[1], self.kinds)):
             zero = nodes.name(self.bindings.object("ZERO", ZERO))
             return [_set_item(var, call.args[1], zero)]
         if self.added_list(call) is not None:
@@ -246,7 +225,7 @@ class _Inliner:
                 added.setdefault(nodes.dump(index), (index, []))[1].append(g)
             out = []
             for index, terms in added.values():
-                total = _item(var, index)
+                total = subscript(nodes.name(var), index)
                 for g in terms:
                     total = nodes.binop(total, gast.Add(), nodes.clone(g))
                 out.append(_set_item(var, index, total))
@@ -276,18 +255,6 @@ class _Renamed(gast.NodeTransformer):
         return node
 
 
-class _Reads(gast.NodeTransformer):
-    """Rewrites the reads of the items of list `var` in an expression (`_Inliner.read`)."""
-
-    def __init__(self, inliner, var):
-        self.inliner = inliner
-        self.var = var
-
-    def visit_Call(self, node):
-        self.generic_visit(node)
-        return self.inliner.read(node, self.var)
-
-
 _UPDATES = (mutation.without_item_into, structures.add_at_into, mutation.unappended_into)
 
 
@@ -302,11 +269,6 @@ def _own(statements):
             yield stmt
 
 
-def _item(var, index):
-    return gast.Subscript(value=nodes.name(var), slice=nodes.clone(index), ctx=gast.Load())
-
-
 def _set_item(var, index, value):
-    store = gast.Subscript(value=nodes.name(var), slice=nodes.clone(index),
-                           ctx=gast.Store())
-    return gast.Assign(targets=[store], value=value, type_comment=None)
+    return gast.Assign(targets=[subscript(nodes.name(var), index, store=True)], value=value,
+                       type_comment=None)

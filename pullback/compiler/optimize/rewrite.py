@@ -15,8 +15,8 @@ The rules, each with its reason in its docstring and a unit test of input and
 output IR (tests/test_rewrite.py): `sums` (one sum, a term twice, helpers summed
 once over their terms, slices joined, item cotangents added at their items),
 `products` (powers of two multiplied once, a reduction's cotangent multiplied
-without a broadcast) and `tuples` (the cotangents of tuples of known length as
-displays).
+without a broadcast), `tuples` (the cotangents of tuples of known length as
+displays) and `items` (an item of the cotangent of a list or dict read by subscript).
 """
 
 import collections
@@ -26,7 +26,7 @@ import functools
 from ...rules import registry
 from ...runtime.cotangents import ZERO
 from ..syntax import nodes
-from . import products, sums, tuples
+from . import items, products, sums, tuples
 from .copies import propagate_copies
 
 RULES = (
@@ -34,6 +34,7 @@ RULES = (
     sums.items_added,
     products.gather_scales, products.unreduced_factor,
     tuples.unindexed_tuple, tuples.sum_of_displays, tuples.item_of_display,
+    items.item_read,
 )
 """Every rewrite rule, in the order they are tried on each expression."""
 
