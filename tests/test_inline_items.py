@@ -55,6 +55,17 @@ def in_branches(a, n=6):
     return sum(x * x for x in xs)
 
 
+def piecewise(a, n=8):
+    xs = [0.5] * (n + 1)
+    for t in range(n):
+        x = xs[t]
+        if x > 0.3:
+            xs[t + 1] = a * x - 0.1
+        else:
+            xs[t + 1] = math.sin(x) + a
+    return xs[n] * xs[n - 1]
+
+
 def nested(a, n=3, m=3):
     xs = [0] * (m + 1)
     acc = 0.0
@@ -85,6 +96,8 @@ def with_a_closure_and_a_record(p, x0, n=4):
 CASES = [
     ("unused_after_the_loop", unused_after_the_loop, (0.7,)),
     ("appended_and_unused", appended_and_unused, (0.6,)),
+    ("in_branches", in_branches, (0.4,)),
+    ("piecewise", piecewise, (0.7,)),
     ("nested", nested, (0.3,)),
     ("with_a_closure_and_a_record", with_a_closure_and_a_record, (Step(0.8, -0.2), 0.5)),
 ]
@@ -102,6 +115,20 @@ def test_no_helper_is_left_for_the_items():
         text = pullback.source(fn, *args)
         assert "written_item(" not in text and "last_item(" not in text
         assert "without_item_into(" not in text
+
+
+def test_an_update_in_each_branch_or_in_one_is_made_in_place():
+    """A version updated in each branch of an `if` (`xs[t + 1] = ...` in both), or in one
+    while the other passes it on (`dxs_3 = dxs_1`), is updated in place in the forward
+    and the pullback; the reads of the item the update zeroes, which the reverse rules
+    write in the branches, are moved before it. Before, each step copied the list."""
+    text = pullback.source(piecewise, 0.7)
+    assert text.count("with_item_into(") == 2 and "with_item(" not in text
+    assert "without_item(" not in text and "add_at(" not in text
+    text = pullback.source(in_branches, 0.4)
+    assert "dv_1 = dxs_4[i]\n            dv_2 = dxs_4[i]\n            dxs_4[i] = ZERO" in text
+    assert "item_of(" not in text  # the cotangent of a list: its items are not views
+    check_grads(piecewise, (0.35,), order=3)
 
 
 def test_a_zero_cotangent_of_a_list_items_were_removed_from_is_made_of_its_length():

@@ -97,27 +97,23 @@ class _Rewriter:
         original, stmt = stmt, self.hoisted(stmt)
         body = _Body(stmt.body)
         bound = set().union(*(nodes.stores(s) for s in before))
-        consumers = {}  # the list an update updates -> its position in `body.flat`
-        for position, (update, _) in enumerate(body.flat):
-            var = self.updated(update.value) if nodes.single_target(update) else None
-            if var is not None:
-                consumers[var] = None if var in consumers else position  # None: twice
-        defined = {nodes.single_target(body.flat[p][0]) for p in consumers.values()
-                   if p is not None}
+        consumers = self.consumers(body)
+        defined = {nodes.single_target(body.flat[ps[0]][0]) for ps in consumers.values() if ps}
         copies, plan = [], _Plan()
         for var in consumers:
             chain = self.chain(body, consumers, var)
             if not chain or var in defined - {chain[-1][1]} or var not in bound:
                 continue
             cached = self.safe(stmt, body, var, chain)
-            reads = body.outliving_reads([var] + [n for _, n in chain], {p for p, _ in chain}) if (
-                cached is not None and self.may_be_array(var, before)) else set()
+            positions = {p for ps, _ in chain for p in ps}
+            reads = body.outliving_reads([var] + [n for _, n in chain], positions) if (
+                cached is not None and self.may_be_array(var, before, body, positions)) else set()
             if cached is None or reads is None:
                 continue
-            plan.changed.update(id(body.flat[p][0]) for p, _ in chain)
+            plan.changed.update(id(body.flat[p][0]) for p in positions)
             plan.copied_reads |= reads
             copies += self.copy(var, before, nodes.lineno_of(stmt))
-            made = {name: p for p, name in chain}  # the update making each version
+            made = {name: ps[0] for ps, name in chain}  # the update making each version
             for entry, position, name in cached:
                 update = body.flat[made[name]][0] if name in made else stmt
                 made_by = id(update) if name in made else None
@@ -133,7 +129,7 @@ class _Rewriter:
 
     def hoisted(self, loop):
         """The loop `loop` with each read of the item an update zeroes that follows the update
-        (`dv = written_item(dxs_2, i, v, xs_2)` after `dxs_1 = without_item(dxs_2, i)`)
+        (`dv = dxs_2[i]` after `dxs_1 = without_item(dxs_2, i)`)
         moved to just before it. The reverse rules write a value's cotangent where the
         value is made: in a branch of an `if`, after the update before the `if`. The read
         is pure and reads what the update reads, so it cannot fail there; where the names
@@ -164,8 +160,10 @@ class _Rewriter:
 
     def zeroed_read(self, stmt, zeroing):
         """The position in `zeroing` of the update zeroing the item the statement
-        `r = written_item(g, i, ...)` reads, or None."""
+        `r = g[i]` (or `r = written_item(g, i, ...)`) reads, or None."""
         value = stmt.value if nodes.single_target(stmt) else None
+        if isinstance(value, nodes.Subscript) and nodes.is_name(value.value):
+            return zeroing.get((value.value.id, nodes.dump(value.slice)))
         if not (self.calls(value, mutation.written_item) and len(value.args) == 4
                 and nodes.is_name(value.args[0])):
             return None
@@ -176,18 +174,23 @@ class _Rewriter:
         name = self.bindings.name_of(helper)
         return name is not None and isinstance(node, nodes.Call) and nodes.is_name(node.func, name)
 
-    def may_be_array(self, var, before):
-        """Whether the value the loop carries in `var` may be an array, by the kind of
-        the value it starts as (unknown for a loop nested in a loop body: it may)."""
+    def may_be_array(self, var, before, body, positions):
+        """Whether the value the loop carries in `var` may be an array: by the kind of the
+        value it starts as, or, for a cotangent, of the value whose cotangent one of its
+        updates at `positions` in `body` adds to (`add_at(dxs, gs, xs, ...)`)."""
+        for position in positions:
+            for call in self.chain_calls(body.flat[position][0]):
+                if self.calls(call, structures.add_at) and len(call.args) == 4 and (
+                        nodes.is_name(call.args[2])) and _holds_items(
+                        self.kinds.get(call.args[2].id)):
+                    return False
         source = var
         for stmt in reversed(before):
             if var in nodes.stores(stmt):
                 if nodes.single_target(stmt) == var and nodes.is_name(stmt.value):
                     source = stmt.value.id
                 break
-        kind = self.kinds.get(source)
-        return kind is None or not (kinds.is_sequence(kind) or isinstance(
-            kind, kinds.Container) and kind.type is dict)
+        return not _holds_items(self.kinds.get(source))
 
     def capture(self, name, lineno):
         """`name_version = list_version(name)`: what the loop's cache keeps of the
@@ -212,17 +215,38 @@ class _Rewriter:
                 break
         return [nodes.assign(var, nodes.call(helper, [nodes.name(var)]), lineno)]
 
+    def consumers(self, body):
+        """`{list: positions}`: for each list the step updates, the positions in `body.flat`
+        of its updates, none on one path with another (the branches of an `if` may each
+        update it, or one pass it on as it is: `dxs_3 = dxs_1`), all making the same
+        name; None where two are on one path or make different names."""
+        found = {}
+        for position, (stmt, _) in enumerate(body.flat):
+            var = self.updated(stmt.value) if nodes.single_target(stmt) else None
+            if var is not None:
+                found.setdefault(var, []).append(position)
+        for var, positions in found.items():
+            made = {nodes.single_target(body.flat[p][0]) for p in positions}
+            passed = [p for p, (s, _) in enumerate(body.flat) if nodes.single_target(s) in made
+                      and nodes.is_name(s.value, var)]
+            if len(made) == 1 and body.exclusive(positions + passed):
+                found[var] = tuple(sorted(positions + passed))
+            else:
+                found[var] = tuple(positions) if len(positions) == 1 else None
+        return found
+
     def chain(self, body, consumers, var):
-        """`[(position, name), ...]`: the updates one step makes of the list it carries
+        """`[(positions, name), ...]`: the updates one step makes of the list it carries
         in `var`, each of the list the one before made (`xs_2 = with_item(xs_1, ...)`,
-        `xs_3 = with_item(xs_2, ...)`); empty when one of them is updated twice."""
+        `xs_3 = with_item(xs_2, ...)`), at the positions of its alternatives in the
+        branches (`consumers`); empty when one of them is updated twice on one path."""
         found, name = [], var
         while name in consumers:
-            position = consumers[name]
-            if position is None:
+            positions = consumers[name]
+            if positions is None:
                 return []
-            name = nodes.single_target(body.flat[position][0])
-            found.append((position, name))
+            name = nodes.single_target(body.flat[positions[0]][0])
+            found.append((positions, name))
             if name == var or any(name == n for _, n in found[:-1]):
                 break
         return found
@@ -254,18 +278,20 @@ class _Rewriter:
             return None
         if any(set(names) & nodes.reads(s) for s in loop.orelse):
             return None
-        updates = {position for position, _ in chain}
+        updates = {position for positions, _ in chain for position in positions}
         if not body.assigns_only_by_passing(var, names, updates) or not (
                 body.carries(var, min(updates))):
             return None
-        consumed = dict(zip(names, (position for position, _ in chain)))
+        consumed = {name: positions for name, (positions, _) in zip(names, chain)}
         last = chain[-1][0]
         resizing = any(self.resizes(body.flat[position][0].value) for position in updates)
+        if resizing and any(len(positions) > 1 for positions, _ in chain):
+            return None
         cached = []
         for index, (stmt, _) in enumerate(body.flat):
             for kind, name, detail in _uses(stmt, set(names), self.reads, index in updates):
-                stale = name in consumed and body.after(index, consumed[name]) and not (
-                    name == var == chain[-1][1] and body.after(index, last))
+                stale = name in consumed and body.after_any(index, consumed[name]) and not (
+                    name == var == chain[-1][1] and body.after_any(index, last))
                 if kind == "item" or kind == "structural" and resizing:
                     if stale:
                         return None
@@ -401,6 +427,14 @@ class _Body:
                 found.add(id(stmt))
         return found
 
+    def after_any(self, index, positions):
+        """Whether the statement at `index` runs after one of those at `positions`."""
+        return any(self.after(index, position) for position in positions)
+
+    def exclusive(self, positions):
+        """Whether no two of the statements at `positions` run in one step."""
+        return not any(self.after(a, b) for a in positions for b in positions)
+
     def bound_before(self, stmt, position, index):
         """Whether the names statement `stmt` (at `index`) reads are bound as the statement at
         `position` before it runs, and not bound again up to `index`, and its target is
@@ -516,6 +550,12 @@ def _uses(stmt, names, reads, is_update):
         return _with_others(stmt.value, names, [("passed", e.id, stmt) for e in elts
                                                 if nodes.is_name(e) and e.id in names])
     return _expression_uses(stmt, names, reads)
+
+
+def _holds_items(kind):
+    """Whether a value of kind `kind` is a tuple, list or dict (not an array)."""
+    return kind is not None and (kinds.is_sequence(kind) or isinstance(
+        kind, kinds.Container) and kind.type is dict)
 
 
 def _moved(statements, moves, moved):

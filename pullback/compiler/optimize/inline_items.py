@@ -76,10 +76,9 @@ class _Inliner:
     def loop(self, loop):
         """The loop `loop` with the item reads and updates of each list cotangent it
         updates in place written as Python."""
-        renames = self.versions(loop.body)
+        renames = self.versions(loop.body, nodes.stores(loop.target))
         if renames:
-            loop = nodes.replaced(loop, body=[_Renamed(renames).visit(nodes.clone(s))
-                                              for s in loop.body])
+            loop = nodes.replaced(loop, body=_renamed(loop.body, renames))
         bound = nodes.stores(loop.target)
         stored = set().union(*(nodes.stores(s) for s in _own(loop.body)))
         checks = []
@@ -92,29 +91,56 @@ class _Inliner:
             checks.append(self.check(var, length, lineno))
         return nodes.replaced(loop, body=checks + loop.body) if checks else loop
 
-    def versions(self, body):
-        """`{version: list}`: each name the body binds once, to an update in place of
-        another list (`dxs_2 = add_at_into(dxs_1, ...)`), which is then the same list,
-        and reads only after that in the body, outside its nested loops and functions:
-        read as that list."""
+    def versions(self, body, bound):
+        """`{version: list}`: each name the body binds only to updates in place of one list
+        (`dxs_2 = add_at_into(dxs_1, ...)`) or to that list as it is (`dxs_3 = dxs_1`, in
+        the branch of an `if` that does not update it), which is then the same list, and
+        reads only after that in the body, outside its nested loops and functions: read as
+        that list, which the body assigns only so."""
         statements = list(_own(body))
         nested = set().union(*(nodes.names_in(s) for s in statements if isinstance(
             s, (nodes.For, nodes.While, nodes.FunctionDef, nodes.Try))))
         inside = nodes.read_counts(body)
         stores = collections.Counter(n for s in statements for n in nodes.stores(s))
-        renames = {}
+        made = {}  # a name -> the positions of the statements binding it, and their lists
         for position, stmt in enumerate(statements):
-            target = nodes.single_target(stmt)
-            calls = self.chain(stmt.value, None) if target is not None else None
-            if not calls:
-                continue
-            source = calls[0].args[0].id
-            source = renames.get(source, source)
-            if target != source and stores[target] == 1 and target not in nested and (
-                    self.loads[target] == inside[target]) and not any(
-                    target in nodes.reads(s) for s in statements[:position]):
-                renames[target] = source
-        return renames
+            source = self.source(stmt)
+            if source is not None:
+                made.setdefault(nodes.single_target(stmt), []).append((position, source))
+        renames = {}
+        for target, bindings in made.items():
+            sources = {renames.get(source, source) for _, source in bindings}
+            first = bindings[0][0]
+            if len(sources) == 1 and target not in sources and len(bindings) == stores[
+                    target] and target not in nested and self.loads[target] == inside[
+                    target] and not any(target in nodes.reads(s) for s in statements[:first]):
+                renames[target] = sources.pop()
+        return {version: name for version, name in renames.items()
+                if self.only_updated(name, statements, renames, bound)}
+
+    def only_updated(self, name, statements, renames, bound):
+        """Whether the body binds list `name` (not bound by the loop, `bound`) only to
+        updates in place of it or of its versions (`renames`), one at least a call."""
+        group = {name} | {version for version, list_ in renames.items() if list_ == name}
+        found = False
+        for stmt in statements:
+            if name in nodes.stores(stmt):
+                source = self.source(stmt)
+                if source is None or renames.get(source, source) != name:
+                    return False
+            if group & nodes.stores(stmt):
+                found = found or self.chain(stmt.value, None) is not None
+        return found and name not in bound
+
+    def source(self, stmt):
+        """The list a statement `v = update(w, ...)` or `v = w` binds `v` to, or None."""
+        target = nodes.single_target(stmt)
+        if target is None:
+            return None
+        if nodes.is_name(stmt.value):
+            return stmt.value.id
+        calls = self.chain(stmt.value, None)
+        return calls[0].args[0].id if calls else None
 
     def updated(self, body):
         """The names the loop body updates in place, each assigned in it only by chains
@@ -242,6 +268,23 @@ class _Inliner:
         args = [nodes.name(var), nodes.name(x)] + ([nodes.constant(removed)] if removed else [])
         return nodes.if_(test, [nodes.assign(var, nodes.call(helper, args), lineno)],
                          lineno=lineno)
+
+
+def _renamed(statements, renames):
+    """`statements` with the names `renames` maps renamed, without the assignments of a
+    name to itself that leaves (a branch left empty holds `pass`)."""
+    out = []
+    for stmt in statements:
+        if isinstance(stmt, nodes.If):
+            stmt = nodes.replaced(stmt, test=_Renamed(renames).visit(nodes.clone(stmt.test)),
+                                  body=_renamed(stmt.body, renames) or [nodes.pass_()],
+                                  orelse=_renamed(stmt.orelse, renames))
+        else:
+            stmt = _Renamed(renames).visit(nodes.clone(stmt))
+            if nodes.single_target(stmt) and nodes.is_name(stmt.value, nodes.single_target(stmt)):
+                continue
+        out.append(stmt)
+    return out
 
 
 class _Renamed(gast.NodeTransformer):
