@@ -101,6 +101,19 @@ def test_a_rule_rewrites_its_ir(rule, before, after, kinds_of):
     assert rewritten(before, kinds_of, values={"n": None}) == same(after), rule
 
 
+@pytest.mark.parametrize("before, after", [
+    ("if c:\n    if e:\n        u = g * a\n    else:\n        u = g * b\n    d = u\nelse:\n"
+     "    d = g\nreturn d",
+     "if c:\n    if e:\n        d = g * a\n    else:\n        d = g * b\nelse:\n    d = g\n"
+     "return d"),
+    ("u = g * a\nd = u\nreturn (d, u)", "u = g * a\nd = u\nreturn (d, u)"),
+])
+def test_a_copy_of_a_value_read_once_is_made_where_the_value_is(before, after):
+    """`copies.coalesce_copies`: the branch computes the value under the name the
+    branches join in; a value read again keeps its name (and the copy is propagated)."""
+    assert rewritten(before) == same(after)
+
+
 def test_every_rule_has_a_case_above():
     cases = {name.strip() for case in test_a_rule_rewrites_its_ir.pytestmark[0].args[1]
              for name in case[0].split(",")}

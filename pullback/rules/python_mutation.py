@@ -73,9 +73,8 @@ def copied(z, x):
     d[x] = d[z]
 
 
-@adjoint(mutation.listed, result=lambda g, x, more=None: g, linear=True, items=True,
-         structural=(1,))
-def listed(z, g, x, more=0):
+@adjoint(mutation.listed, result=lambda g, length: g, linear=True, copy=True)
+def listed(z, g, length):
     d[g] = d[z]
 
 

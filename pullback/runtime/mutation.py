@@ -49,11 +49,11 @@ def copied(x):
     return x.copy() if type(x) is np.ndarray or type(x) is dict else x
 
 
-def listed(g, x, more=0):
-    """The cotangent `g` of a list of `len(x) + more` items as a new list of its items'
+def listed(g, length):
+    """The cotangent `g` of a list of `length` items as a new list of its items'
     cotangents (`ZERO` for each item of a zero `g`), which a loop's pullback then updates
     by index in Python (`compiler.optimize.inline_items`)."""
-    return [ZERO] * (len(x) + more) if g is ZERO else list(g)
+    return [ZERO] * length if g is ZERO else list(g)
 
 
 def with_item_into(x, index, value):

@@ -41,6 +41,50 @@ def propagate_copies(statements, copies=None):
     return out
 
 
+def coalesce_copies(statements, reads=None):
+    """`statements` with each copy `w = v` whose source `v` the block makes before it and
+    nothing else reads made where `v` is: the statements before it in its block assign
+    `w` instead of `v`, and the copy goes. A branch of an `if` that passes on a value
+    it computed (`dxs_3 = add_at(...)`, then `dxs_4 = dxs_3`, where the other branch
+    passes `dxs_4 = dxs_6`) then computes it under the name the branches join in."""
+    reads = nodes.read_counts(statements) if reads is None else reads
+    out = []
+    for stmt in statements:
+        if isinstance(stmt, nodes.If):
+            stmt = nodes.replaced(stmt, body=coalesce_copies(stmt.body, reads),
+                                  orelse=coalesce_copies(stmt.orelse, reads))
+        target = nodes.single_target(stmt)
+        source = stmt.value.id if target is not None and nodes.is_name(stmt.value) else None
+        if source is not None and source != target and reads[source] == 1 and (
+                _made_before(out, source, target)):
+            out = [_renamed(s, source, target) for s in out]
+            continue
+        out.append(stmt)
+    return out
+
+
+def _made_before(statements, source, target):
+    """Whether `statements` assign `source`, at any depth, and neither read nor assign
+    `target` (nor hold a function, whose reads happen later)."""
+    made = False
+    for stmt in statements:
+        if target in nodes.names_in(stmt) or _defers_reads(stmt):
+            return False
+        made = made or source in {n for s in nodes.statements(stmt) for n in nodes.stores(s)}
+    return made
+
+
+def _renamed(node, old, new):
+    """A copy of statement `node` with the name `old` written `new`."""
+    if old not in nodes.names_in(node):
+        return node
+    node = nodes.clone(node)
+    for n in nodes.walk(node):
+        if isinstance(n, nodes.Name) and n.id == old:
+            n.id = new
+    return node
+
+
 def _substituted_loop(stmt, copies):
     """A loop whose body and header read the copies that none of it assigns."""
     iterable = getattr(stmt, "iter", None)

@@ -12,7 +12,7 @@ rule `items.item_read` has made the reads subscripts already)::
 
     for ..., t, t_plus_1, xs_2 in ...:              for ..., t, t_plus_1, xs_2 in ...:
                                                         if type(dxs_2) is not list:
-                                                            dxs_2 = listed(dxs_2, xs_2)
+                                                            dxs_2 = listed(dxs_2, len(xs_2))
         dv = dxs_2[t_plus_1]                            dv = dxs_2[t_plus_1]
         ...                                             ...
         dxs_2 = add_at_into(                            dxs_2[t_plus_1] = ZERO
@@ -57,7 +57,7 @@ class _Inliner:
         self.loads = nodes.read_counts(root)
         self.helpers = {f: bindings.name_of(f) for f in (
             mutation.without_item_into, structures.add_at_into, mutation.unappended_into,
-            mutation.written_item, mutation.last_item)}
+            mutation.copied)}
         self.update_names = {self.helpers[f] for f in _UPDATES} - {None}
 
     def block(self, statements):
@@ -67,7 +67,9 @@ class _Inliner:
             if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef)):
                 stmt = nodes.replaced(stmt, body=self.block(stmt.body))
                 if isinstance(stmt, nodes.For):
-                    stmt = self.loop(stmt)
+                    stmt, updated = self.loop(stmt)
+                    out += [self.copy(var, nodes.lineno_of(stmt)) for var in updated
+                            if not self.copied_last(var, out)]
             elif isinstance(stmt, (nodes.If, nodes.Try)):
                 stmt = nodes.with_blocks(stmt, self.block)
             out.append(stmt)
@@ -75,13 +77,13 @@ class _Inliner:
 
     def loop(self, loop):
         """The loop `loop` with the item reads and updates of each list cotangent it
-        updates in place written as Python."""
+        updates in place written as Python, and the names of those cotangents."""
         renames = self.versions(loop.body, nodes.stores(loop.target))
         if renames:
             loop = nodes.replaced(loop, body=_renamed(loop.body, renames))
         bound = nodes.stores(loop.target)
         stored = set().union(*(nodes.stores(s) for s in _own(loop.body)))
-        checks = []
+        checks, updated = [], []
         for var in sorted(self.updated(loop.body) - bound):
             length = self.length_source(loop.body, var, bound, stored - bound)
             if length is None:
@@ -89,7 +91,24 @@ class _Inliner:
             lineno = nodes.lineno_of(loop)
             loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
             checks.append(self.check(var, length, lineno))
-        return nodes.replaced(loop, body=checks + loop.body) if checks else loop
+            updated.append(var)
+        if not checks:
+            return loop, updated
+        return nodes.replaced(loop, body=checks + _renamed(loop.body, {})), updated
+
+    def copied_last(self, var, statements):
+        """Whether the last of `statements` to assign `var` assigns it a copy (`copied`)."""
+        for stmt in reversed(statements):
+            if var in nodes.stores(stmt):
+                return nodes.single_target(stmt) == var and self.calls(stmt.value, mutation.copied)
+        return False
+
+    def copy(self, var, lineno):
+        """`var = copied(var)`: the list the loop updates in place is its own (`ZERO`
+        stays `ZERO`, for the step's `listed`), also to the alias analysis of the
+        code's own derivative."""
+        helper = nodes.name(self.bindings.object("copied", mutation.copied))
+        return nodes.assign(var, nodes.call(helper, [nodes.name(var)]), lineno)
 
     def versions(self, body, bound):
         """`{version: list}`: each name the body binds only to updates in place of one list
@@ -125,21 +144,20 @@ class _Inliner:
         found = False
         for stmt in statements:
             if name in nodes.stores(stmt):
-                source = self.source(stmt)
+                source = self.source(stmt, name)
                 if source is None or renames.get(source, source) != name:
                     return False
-            if group & nodes.stores(stmt):
-                found = found or self.chain(stmt.value, None) is not None
+            for member in group & nodes.stores(stmt):
+                found = found or self.chain(_assigned(stmt, member), None) is not None
         return found and name not in bound
 
-    def source(self, stmt):
-        """The list a statement `v = update(w, ...)` or `v = w` binds `v` to, or None."""
-        target = nodes.single_target(stmt)
-        if target is None:
-            return None
-        if nodes.is_name(stmt.value):
-            return stmt.value.id
-        calls = self.chain(stmt.value, None)
+    def source(self, stmt, target=None):
+        """The list a statement `v = update(w, ...)` or `v = w` (or one such item of a
+        parallel assignment, for `v` = `target`) binds `v` to, or None."""
+        value = _assigned(stmt, target or nodes.single_target(stmt))
+        if nodes.is_name(value):
+            return value.id
+        calls = self.chain(value, None)
         return calls[0].args[0].id if calls else None
 
     def updated(self, body):
@@ -151,7 +169,8 @@ class _Inliner:
             if var is not None and self.chain(stmt.value, var) is not None:
                 found.add(var)
             else:
-                refused |= nodes.stores(stmt)
+                refused |= {n for n in nodes.stores(stmt)
+                            if not nodes.is_name(_assigned(stmt, n), n)}  # `d, e = (d, x)`
         for stmt in body:
             if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef, nodes.Try)):
                 refused |= {n.id for n in nodes.walk(stmt) if isinstance(n, nodes.Name)}
@@ -179,6 +198,9 @@ class _Inliner:
             if isinstance(stmt, nodes.If):
                 if any(self.resizes(s, var) for s in _own([stmt])):
                     return None
+                inner = self.length_source(_own([stmt]), var, bound, assigned)
+                if inner is not None:
+                    return inner[0], removed
                 continue
             for call in self.chain(stmt.value, var) or () if (
                     nodes.single_target(stmt) == var) else ():
@@ -259,20 +281,25 @@ class _Inliner:
         return None
 
     def check(self, var, length, lineno):
-        """`if type(var) is not list: var = listed(var, x)` for the `length_source` `(x,
-        removed)`; `listed(var, x, removed)` where items were removed."""
+        """`if type(var) is not list: var = listed(var, len(x))` for the `length_source`
+        `(x, removed)`; `listed(var, len(x) + removed)` where items were removed."""
         type_, list_ = (nodes.name(self.bindings.object(f.__name__, f)) for f in (type, list))
         test = nodes.compare(nodes.call(type_, [nodes.name(var)]), gast.IsNot(), list_)
         helper = nodes.name(self.bindings.object("listed", mutation.listed))
         x, removed = length
-        args = [nodes.name(var), nodes.name(x)] + ([nodes.constant(removed)] if removed else [])
+        length = nodes.call(nodes.name(self.bindings.object("len", len)), [nodes.name(x)])
+        if removed:
+            length = nodes.binop(length, gast.Add(), nodes.constant(removed))
+        args = [nodes.name(var), length]
         return nodes.if_(test, [nodes.assign(var, nodes.call(helper, args), lineno)],
                          lineno=lineno)
 
 
 def _renamed(statements, renames):
     """`statements` with the names `renames` maps renamed, without the assignments of a
-    name to itself that leaves (a branch left empty holds `pass`)."""
+    name to itself (`d = d`, or the item `d` of `d, e = (d, x)`, which would tell the
+    alias analysis of the code's derivative that `e` may hold `d`); a branch left
+    empty holds `pass`."""
     out = []
     for stmt in statements:
         if isinstance(stmt, nodes.If):
@@ -280,11 +307,33 @@ def _renamed(statements, renames):
                                   body=_renamed(stmt.body, renames) or [nodes.pass_()],
                                   orelse=_renamed(stmt.orelse, renames))
         else:
-            stmt = _Renamed(renames).visit(nodes.clone(stmt))
-            if nodes.single_target(stmt) and nodes.is_name(stmt.value, nodes.single_target(stmt)):
+            stmt = _without_self_assignment(_Renamed(renames).visit(nodes.clone(stmt)))
+            if stmt is None:
                 continue
         out.append(stmt)
     return out
+
+
+def _without_self_assignment(stmt):
+    """Statement `stmt` without its assignments of a name to itself; None if that is all."""
+    if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1:
+        return stmt
+    target, value = stmt.targets[0], stmt.value
+    if nodes.is_name(target) and nodes.is_name(value, target.id):
+        return None
+    if not (isinstance(target, nodes.Tuple) and isinstance(value, nodes.Tuple)
+            and len(target.elts) == len(value.elts)):
+        return stmt
+    pairs = [(t, v) for t, v in zip(target.elts, value.elts)
+             if not (nodes.is_name(t) and nodes.is_name(v, t.id))]
+    if len(pairs) == len(target.elts):
+        return stmt
+    if not pairs:
+        return None
+    if len(pairs) == 1:
+        return nodes.replaced(stmt, targets=[pairs[0][0]], value=pairs[0][1])
+    return nodes.replaced(stmt, targets=[nodes.replaced(target, elts=[t for t, _ in pairs])],
+                          value=nodes.replaced(value, elts=[v for _, v in pairs]))
 
 
 class _Renamed(gast.NodeTransformer):
@@ -299,6 +348,21 @@ class _Renamed(gast.NodeTransformer):
 
 
 _UPDATES = (mutation.without_item_into, structures.add_at_into, mutation.unappended_into)
+
+
+def _assigned(stmt, name):
+    """The value statement `stmt` assigns to `name`: `name = e`, or the item of a parallel
+    assignment `a, name = (x, e)`; None for any other."""
+    if not isinstance(stmt, nodes.Assign) or len(stmt.targets) != 1 or name is None:
+        return None
+    target, value = stmt.targets[0], stmt.value
+    if nodes.is_name(target, name):
+        return value
+    if isinstance(target, nodes.Tuple) and isinstance(value, nodes.Tuple) and len(
+            target.elts) == len(value.elts):
+        found = [v for t, v in zip(target.elts, value.elts) if nodes.is_name(t, name)]
+        return found[0] if len(found) == 1 else None
+    return None
 
 
 def _own(statements):

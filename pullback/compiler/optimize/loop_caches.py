@@ -25,6 +25,7 @@ Loops whose body defines functions keep a closure per iteration (`loops.iterate_
 inlined, those functions would all see the variables of the last iteration.
 """
 
+from ...runtime import structures
 from ...runtime.cotangents import ZERO, add, add_into
 from ...runtime.iteration import like_items
 from ...runtime.loops import DONE, NEXT
@@ -159,6 +160,12 @@ class _Lowering:
 
     def backward_loop(self, body, carried, state_cts, sums, items_ct):
         for kind, total, value in sums:
+            scatter = self.scatter(body, kind, value, state_cts + [self.item_ct])
+            if scatter is not None:
+                body.remove(scatter)
+                body.append(nodes.assign(total, self.items_added(total, scatter.value),
+                                         self.lineno))
+                continue
             body.append(nodes.assign(total, self.sum(kind, total, value), self.lineno))
         if items_ct:
             append = nodes.call(nodes.attribute(nodes.name(items_ct), "append"),
@@ -216,6 +223,35 @@ class _Lowering:
         helper = add_into if kind == kinds.ARRAY else add
         return nodes.call(nodes.name(self.bindings.object(helper.__name__, helper)),
                           [nodes.name(total), value])
+
+    def scatter(self, body, kind, value, others):
+        """The statement of `body` defining the name `value`, the step's cotangent of a
+        list or dict it reads items of, as `unindex_all(gs, xs, indices)` or
+        `unindex(g, xs, index)`, when nothing else (nor `others`) reads it; else None."""
+        if not nodes.is_name(value) or not (kinds.is_sequence(kind) or isinstance(
+                kind, kinds.Container) and kind.type is dict):
+            return None
+        found = [s for s in body if nodes.single_target(s) == value.id]
+        if len(found) != 1 or not any(self.calls(found[0].value, f) for f in (
+                structures.unindex, structures.unindex_all)) or len(found[0].value.args) != 3:
+            return None
+        reads = nodes.read_counts(body + [n for n in others if n is not None])
+        return found[0] if reads[value.id] == 0 else None
+
+    def items_added(self, total, scatter):
+        """`add_at_into(total, gs, xs, indices)`: the running sum `total`, which only the
+        loop holds (the first step's scatter makes it), with the scatter `scatter` of
+        cotangents of items added at their items in place."""
+        gs, xs, index = scatter.args
+        if self.calls(scatter, structures.unindex):
+            gs, index = nodes.tuple_([gs]), nodes.tuple_([index])
+        helper = nodes.name(self.bindings.object("add_at_into", structures.add_at_into))
+        return nodes.call(helper, [nodes.name(total), gs, xs, index])
+
+    def calls(self, node, helper):
+        """Whether `node` calls `helper` by its generated name."""
+        name = self.bindings.name_of(helper)
+        return name is not None and isinstance(node, nodes.Call) and nodes.is_name(node.func, name)
 
     def env_result(self, env_ct, sums):
         totals = {id(value): total for _, total, value in sums}

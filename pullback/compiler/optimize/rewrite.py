@@ -27,7 +27,7 @@ from ...rules import registry
 from ...runtime.cotangents import ZERO
 from ..syntax import nodes
 from . import items, products, sums, tuples
-from .copies import propagate_copies
+from .copies import coalesce_copies, propagate_copies
 
 RULES = (
     sums.zeros, sums.flatten, sums.twice, sums.summed_helpers, sums.joined_slices,
@@ -45,7 +45,7 @@ def rewrite(statements, context, dead_code):
     """A pullback's body `statements` rewritten by `RULES` until none applies; `context`
     is a `Context` and `dead_code(statements, live)` drops the unread statements."""
     for _ in range(_ROUNDS):
-        statements = dead_code(propagate_copies(statements), set())
+        statements = dead_code(coalesce_copies(propagate_copies(statements)), set())
         context.facts = Facts.of(statements)
         fired = []
         statements = _block(statements, context, fired)
