@@ -96,6 +96,24 @@ def two_lists(a, n=6):
     return xs[n] ** 2 + vs[n] ** 2
 
 
+def bubble_pass(a, n=6):
+    xs = [math.sin(a * k + 0.3) for k in range(n)]
+    for i in range(n - 1):
+        if xs[i] > xs[i + 1]:
+            xs[i], xs[i + 1] = xs[i + 1], xs[i]
+    return sum(x * k for k, x in enumerate(xs))
+
+
+def trajectory_with_a_break(a, n=6):
+    xs = [0.5]
+    for _ in range(n):
+        x = xs[-1]
+        if x > 0.9:
+            break
+        xs.append(x * a + 0.2)
+    return xs[-1] * xs[1]
+
+
 def nested(a, n=3, m=3):
     xs = [0] * (m + 1)
     acc = 0.0
@@ -132,6 +150,7 @@ CASES = [
     ("prefix_of_a_free_list", prefix_of_a_free_list, (0.7,)),
     ("while_in_branches", while_in_branches, (0.7,)),
     ("two_lists", two_lists, (0.6,)),
+    ("bubble_pass", bubble_pass, (0.7,)),
     ("with_a_closure_and_a_record", with_a_closure_and_a_record, (Step(0.8, -0.2), 0.5)),
 ]
 
@@ -181,11 +200,20 @@ def test_a_while_loops_carried_cotangent_is_not_passed_to_itself():
     check_grads(while_in_branches, (0.7,), order=3)
 
 
+def test_a_removal_in_one_branch_is_made_in_place():
+    """The pullback of an append in the branch that does not `break` removes the item
+    in place (`unappended_into`) where the other branch passes the list on."""
+    text = pullback.source(trajectory_with_a_break, 0.8)
+    assert "unappended_into(" in text and "unappended(" not in text
+    check_grads(trajectory_with_a_break, (0.8,), order=2)
+    check_grads(trajectory_with_a_break, (1.3,), order=2)  # breaks
+
+
 def test_a_zero_cotangent_of_a_list_items_were_removed_from_is_made_of_its_length():
     """The cotangent as the step starts is that of the list after its append: one item
     more than the version the step reads before it."""
     text = pullback.source(appended_and_unused, 0.6)
-    assert "dxs_1 = listed(dxs_1, len(xs_2))" in text  # the version after the append
+    assert "dxs_1 = listed(dxs_1, xs_2)" in text  # the version after the append
     check_grads(appended_and_unused, (0.6,), order=3)
 
     def appended_before_its_read(a, n=4):
@@ -195,7 +223,7 @@ def test_a_zero_cotangent_of_a_list_items_were_removed_from_is_made_of_its_lengt
         return 0.0 * xs[0] + a
 
     text = pullback.source(appended_before_its_read, 0.6)
-    assert "dxs_1 = listed(dxs_1, len(xs_1) + 1)" in text
+    assert "dxs_1 = listed(dxs_1, xs_1, 1)" in text
     check_grads(appended_before_its_read, (0.6,), order=2)
 
 
@@ -222,8 +250,9 @@ def test_a_list_of_arrays_keeps_the_helpers():
     check_grads(states, (w, x), order=2)
 
 
-def test_listed_makes_a_new_list():
-    assert mutation.listed(ZERO, 2) == [ZERO, ZERO]
+def test_listed_makes_a_list():
+    assert mutation.listed(ZERO, [1.0, 2.0]) == [ZERO, ZERO]
+    assert mutation.listed(ZERO, [1.0, 2.0], 1) == [ZERO, ZERO, ZERO]
     g = [0.5, ZERO]
-    assert mutation.listed(g, 2) == g and mutation.listed(g, 2) is not g
-    assert mutation.listed((0.5, ZERO), 2) == [0.5, ZERO]
+    assert mutation.listed(g, [1.0, 2.0]) is g  # the loop's own copy
+    assert mutation.listed((0.5, ZERO), [1.0, 2.0]) == [0.5, ZERO]

@@ -73,8 +73,9 @@ def copied(z, x):
     d[x] = d[z]
 
 
-@adjoint(mutation.listed, result=lambda g, length: g, linear=True, copy=True)
-def listed(z, g, length):
+@adjoint(mutation.listed, result=lambda g, x, more=None: Items(element(g), list), linear=True,
+         same=True, structural=(1,))
+def listed(z, g, x, more=0):
     d[g] = d[z]
 
 

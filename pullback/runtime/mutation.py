@@ -49,11 +49,14 @@ def copied(x):
     return x.copy() if type(x) is np.ndarray or type(x) is dict else x
 
 
-def listed(g, length):
-    """The cotangent `g` of a list of `length` items as a new list of its items'
-    cotangents (`ZERO` for each item of a zero `g`), which a loop's pullback then updates
-    by index in Python (`compiler.optimize.inline_items`)."""
-    return [ZERO] * length if g is ZERO else list(g)
+def listed(g, x, more=0):
+    """The cotangent `g` of a list of `len(x) + more` items as a list of its items'
+    cotangents, which a loop's pullback then updates by index in Python
+    (`compiler.optimize.inline_items`): `g` itself when it is a list (the loop's own
+    copy), else a new one (`ZERO` for each item of a zero `g`)."""
+    if type(g) is list:
+        return g
+    return [ZERO] * (len(x) + more) if g is ZERO else list(g)
 
 
 def with_item_into(x, index, value):

@@ -279,14 +279,13 @@ class _Rewriter:
         if any(set(names) & nodes.reads(s) for s in loop.orelse):
             return None
         updates = {position for positions, _ in chain for position in positions}
+        updates |= body.skipping(names, chain)
         if not body.assigns_only_by_passing(var, names, updates) or not (
                 body.carries(var, min(updates))):
             return None
         consumed = {name: positions for name, (positions, _) in zip(names, chain)}
         last = chain[-1][0]
         resizing = any(self.resizes(body.flat[position][0].value) for position in updates)
-        if resizing and any(len(positions) > 1 for positions, _ in chain):
-            return None
         cached = []
         for index, (stmt, _) in enumerate(body.flat):
             for kind, name, detail in _uses(stmt, set(names), self.reads, index in updates):
@@ -307,6 +306,8 @@ class _Rewriter:
                         return None
                 elif kind not in ("structural", "update"):
                     return None
+        if cached and any(len(positions) > 1 for positions, _ in chain):
+            return None  # a version kept as its length is captured after the one update making it
         return cached
 
     def cache_reads_structure(self, cache, position):
@@ -425,6 +426,25 @@ class _Body:
                 if _index_expression(stmt.value.slice) is None:
                     return None
                 found.add(id(stmt))
+        return found
+
+    def skipping(self, names, chain):
+        """The positions of the statements `w = v` passing a version `v` of a list on as a
+        later version `w` (`xs_3 = xs_1`, in the branch of an `if` where the other
+        updates `xs_1` into `xs_2`, then `xs_3`): none of the updates between them
+        (`chain`, from the versions `names`) runs in a step with it."""
+        order = {}
+        for position, name in enumerate(names):
+            order.setdefault(name, position)
+        found = set()
+        for index, (stmt, _) in enumerate(self.flat):
+            target = nodes.single_target(stmt)
+            if target in order and nodes.is_name(stmt.value) and stmt.value.id in order and (
+                    order[stmt.value.id] < order[target]):
+                between = [p for positions, _ in chain[order[stmt.value.id]:order[target]]
+                           for p in positions]
+                if not any(self.after(index, p) or self.after(p, index) for p in between):
+                    found.add(index)
         return found
 
     def after_any(self, index, positions):

@@ -7,12 +7,12 @@ in place, by helpers that take the common case first (`without_item_into`,
 item written, against a primal step of a few operations on numbers. Where a loop's
 pullback keeps such a cotangent `d` in one name, which the step assigns only by those
 updates, the step makes `d` a list as it starts (it may come in as `ZERO`, or as a
-tuple from a caller: `listed`), and then writes its items as Python does (the rewrite
-rule `items.item_read` has made the reads subscripts already)::
+tuple from a caller: `listed`, which returns a list as it is), and then writes its
+items as Python does (the rewrite rule `items.item_read` has made the reads
+subscripts already)::
 
     for ..., t, t_plus_1, xs_2 in ...:              for ..., t, t_plus_1, xs_2 in ...:
-                                                        if type(dxs_2) is not list:
-                                                            dxs_2 = listed(dxs_2, len(xs_2))
+                                                        dxs_2 = listed(dxs_2, xs_2)
         dv = dxs_2[t_plus_1]                            dv = dxs_2[t_plus_1]
         ...                                             ...
         dxs_2 = add_at_into(                            dxs_2[t_plus_1] = ZERO
@@ -26,6 +26,12 @@ whose cotangent `d` is (the third argument of `add_at_into`), bound as the step 
 and the items the step removed before that update (`unappended_into`, which stays a
 call). A version the step makes of `d` (`dxs_3 = add_at_into(dxs_2, ...)`) is the same
 list, and is read as `d`.
+
+The code's own derivative transforms these updates as a user's, so its alias analysis
+must see that the list is the loop's own and that its items are not views of it: a
+copy before the loop (`copied`, unless one is there), `listed`'s result kind a list
+(an item read from it keeps its value when another item is written), and no `d, dt =
+(d, ZERO)` passing `d` to itself beside another value.
 """
 
 import collections
@@ -281,18 +287,14 @@ class _Inliner:
         return None
 
     def check(self, var, length, lineno):
-        """`if type(var) is not list: var = listed(var, len(x))` for the `length_source`
-        `(x, removed)`; `listed(var, len(x) + removed)` where items were removed."""
-        type_, list_ = (nodes.name(self.bindings.object(f.__name__, f)) for f in (type, list))
-        test = nodes.compare(nodes.call(type_, [nodes.name(var)]), gast.IsNot(), list_)
+        """`var = listed(var, x)` for the `length_source` `(x, removed)`; `listed(var, x,
+        removed)` where items were removed. Its result's kind says it is a list, so the
+        alias analysis of the code's own derivative reads an item of it as an item,
+        which the step's later updates of the list leave as it was, not as a view."""
         helper = nodes.name(self.bindings.object("listed", mutation.listed))
         x, removed = length
-        length = nodes.call(nodes.name(self.bindings.object("len", len)), [nodes.name(x)])
-        if removed:
-            length = nodes.binop(length, gast.Add(), nodes.constant(removed))
-        args = [nodes.name(var), length]
-        return nodes.if_(test, [nodes.assign(var, nodes.call(helper, args), lineno)],
-                         lineno=lineno)
+        args = [nodes.name(var), nodes.name(x)] + ([nodes.constant(removed)] if removed else [])
+        return nodes.assign(var, nodes.call(helper, args), lineno)
 
 
 def _renamed(statements, renames):
