@@ -40,6 +40,7 @@ def list_version(items):
 
 _LISTS = (list, ListVersion)
 _FLOATS = (float, np.float64)
+_FLOAT_TYPES = frozenset(_FLOATS)
 _SEQUENCES = (tuple, list, ListVersion)
 _CONTAINERS = (tuple, list, ListVersion, dict)
 
@@ -597,7 +598,7 @@ def unarray(g, x):
     if g is ZERO:
         return ZERO
     if isinstance(x, (list, tuple)):
-        if type(g) is np.ndarray and g.ndim == 1 and all(isinstance(xi, float) for xi in x):
+        if type(g) is np.ndarray and g.ndim == 1 and set(map(type, x)) <= _FLOAT_TYPES:
             items = g.tolist()  # floats: the cotangents of floats, and faster to add
         else:
             items = [unarray(gi, xi) for gi, xi in zip(g, x)]
