@@ -64,14 +64,18 @@ def coalesce_copies(statements, reads=None):
 
 
 def _made_before(statements, source, target):
-    """Whether `statements` assign `source`, at any depth, and neither read nor assign
-    `target` (nor hold a function, whose reads happen later)."""
-    made = False
-    for stmt in statements:
-        if target in nodes.names_in(stmt) or _defers_reads(stmt):
-            return False
-        made = made or source in {n for s in nodes.statements(stmt) for n in nodes.stores(s)}
-    return made
+    """Whether `statements` assign `source` on every path through them, and neither read
+    nor assign `target` (nor hold a function, whose reads happen later)."""
+    if any(target in nodes.names_in(s) or _defers_reads(s) for s in statements):
+        return False
+    return _always_assigns(statements, source)
+
+
+def _always_assigns(statements, name):
+    """Whether every path through `statements` assigns `name` (in both branches of an `if`)."""
+    return any(isinstance(s, nodes.Assign) and name in nodes.stores(s) or isinstance(
+        s, nodes.If) and _always_assigns(s.body, name) and _always_assigns(s.orelse, name)
+        for s in statements)
 
 
 def _renamed(node, old, new):
