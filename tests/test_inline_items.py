@@ -256,3 +256,49 @@ def test_listed_makes_a_list():
     g = [0.5, ZERO]
     assert mutation.listed(g, [1.0, 2.0]) is g  # the loop's own copy
     assert mutation.listed((0.5, ZERO), [1.0, 2.0]) == [0.5, ZERO]
+
+
+def running_item(a, n=6):
+    xs = [0.1] * n
+    for i in range(1, n):
+        xs[i] += a * xs[i - 1]
+    return sum(xs)
+
+
+def dict_in_branches(a, n=7):
+    d = {"x": 0.3, "y": 0.1}
+    for t in range(n):
+        if t % 3 == 0:
+            d["x"] = d["x"] * a + d["y"]
+        else:
+            d["y"] = math.sin(d["x"]) + a
+    return d["x"] * d["y"]
+
+
+def grid_of_lists(a, n=10):
+    m = 3
+    g = [[0.0] * m for _ in range(m)]
+    for t in range(n):
+        i, j = t % m, (t * 2) % m
+        g[i][j] = g[i][j] * 0.5 + a * (i - j) + g[j][i]
+    return sum(sum(r) for r in g)
+
+
+def array_in_branches(a, n=8):
+    xs = np.zeros(n + 1)
+    xs[0] = 0.4
+    for t in range(n):
+        if xs[t] > 0.3:
+            xs[t + 1] = a * xs[t] - 0.1
+        else:
+            xs[t + 1] = math.sin(xs[t]) + a
+    return float(np.sum(xs ** 2))
+
+
+@pytest.mark.parametrize("fn", [running_item, dict_in_branches, grid_of_lists,
+                                array_in_branches])
+def test_other_containers_updated_in_loops(fn):
+    """Formulations beside the lists of numbers (an augmented item, a dict and an array
+    updated in branches, a grid of lists), which keep the helpers or copy: their values
+    at orders 1 to 2."""
+    check_grads(fn, (0.7,), order=2)
