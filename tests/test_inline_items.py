@@ -114,6 +114,13 @@ def trajectory_with_a_break(a, n=6):
     return xs[-1] * xs[1]
 
 
+def from_a_list_call(a, n=6):
+    xs = list((a, 0.5)) + [0.0] * n
+    for t in range(n):
+        xs[t + 2] = math.sin(a * xs[t + 1]) + xs[t]
+    return xs[n] * xs[2]
+
+
 def nested(a, n=3, m=3):
     xs = [0] * (m + 1)
     acc = 0.0
@@ -151,6 +158,7 @@ CASES = [
     ("while_in_branches", while_in_branches, (0.7,)),
     ("two_lists", two_lists, (0.6,)),
     ("bubble_pass", bubble_pass, (0.7,)),
+    ("from_a_list_call", from_a_list_call, (0.7,)),
     ("with_a_closure_and_a_record", with_a_closure_and_a_record, (Step(0.8, -0.2), 0.5)),
 ]
 

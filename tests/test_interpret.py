@@ -15,6 +15,7 @@ import pullback
 from pullback.compiler import transform
 from pullback.compiler.analysis import interpret, kinds
 from pullback.compiler.syntax import nodes
+from pullback.rules import registry
 from pullback.runtime import loops
 from pullback.testing import check_grads
 
@@ -139,6 +140,12 @@ def test_a_list_built_by_a_loop_without_derivatives_has_its_items_kind():
 def test_an_empty_sequence_adds_no_kind_to_the_items(a, b, joined, concatenated):
     assert kinds.join(a, b) == joined == kinds.join(b, a)
     assert kinds.concatenation(a, b) == concatenated
+
+
+def test_list_and_tuple_calls_say_which_they_make():
+    items = kinds.Items(kinds.SCALAR)
+    assert registry.spec_of(list).result(items) == kinds.Items(kinds.SCALAR, list)
+    assert registry.spec_of(tuple).result(items) == kinds.Items(kinds.SCALAR, tuple)
 
 
 @pytest.mark.parametrize("count", [kinds.ANY, kinds.CONST, kinds.CONST_ARRAY, kinds.SCALAR])

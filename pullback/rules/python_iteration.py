@@ -68,7 +68,8 @@ def reversed_(z, sequence_):
     t[z] = rereverse(t[sequence_], sequence_, sequence_)
 
 
-@adjoint(list, tuple, result=lambda iterable=CONST: Items(element(iterable)), items=True)
+@adjoint(list, result=lambda iterable=CONST: Items(element(iterable), list), items=True)
+@adjoint(tuple, result=lambda iterable=CONST: Items(element(iterable), tuple), items=True)
 def to_sequence(z, iterable=()):
     d[iterable] = like_items(d[z], iterable)
     t[z] = item_cotangents(t[iterable], z, iterable)
