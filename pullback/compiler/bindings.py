@@ -12,6 +12,8 @@ import builtins
 import types
 import weakref
 
+from .syntax import nodes
+
 # id of generated code -> (a weak reference to it, its free variables that are ours).
 # Not a WeakKeyDictionary: code objects compare equal across compilations of the same
 # text under other file names, and one dying would take the other's entry with it.
@@ -64,6 +66,13 @@ class Bindings:
         """The name under which generated code reads `obj`, or None if it does not."""
         found = self._by_identity.get(id(obj))
         return found[0] if found is not None else None
+
+    def calls(self, node, obj):
+        """Whether the generated expression `node` calls `obj` by its name, with
+        positional arguments only."""
+        name = self.name_of(obj)
+        return (name is not None and isinstance(node, nodes.Call)
+                and nodes.is_name(node.func, name) and not node.keywords)
 
     def _means(self, name, obj):
         """Whether the user's code, reading `name`, gets exactly `obj`."""

@@ -80,7 +80,7 @@ def lower(statements, bindings):
     cotangent of the same variable read nowhere else taking its name (`reused`)."""
     renames = reused(statements)
     if renames:
-        statements = [_Rename(renames).visit(nodes.clone(stmt)) for stmt in statements]
+        statements = [nodes.renamed(stmt, renames) for stmt in statements]
     return [_Lower(bindings).visit(nodes.clone(stmt)) if _has_sum(stmt) else stmt
             for stmt in statements]
 
@@ -108,15 +108,6 @@ def reused(statements):
 def _variable(name):
     """The name a generated name was numbered from (`dx` for `dx_2`)."""
     return re.sub(r"_[0-9]+$", "", name)
-
-
-class _Rename(nodes.NodeTransformer):
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        node.id = self.renames.get(node.id, node.id)
-        return node
 
 
 def _has_sum(node):

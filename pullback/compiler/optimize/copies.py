@@ -57,7 +57,7 @@ def coalesce_copies(statements, reads=None):
         source = stmt.value.id if target is not None and nodes.is_name(stmt.value) else None
         if source is not None and source != target and reads[source] == 1 and (
                 _made_before(out, source, target)):
-            out = [_renamed(s, source, target) for s in out]
+            out = [nodes.renamed(s, {source: target}) for s in out]
             continue
         out.append(stmt)
     return out
@@ -76,17 +76,6 @@ def _always_assigns(statements, name):
     return any(isinstance(s, nodes.Assign) and name in nodes.stores(s) or isinstance(
         s, nodes.If) and _always_assigns(s.body, name) and _always_assigns(s.orelse, name)
         for s in statements)
-
-
-def _renamed(node, old, new):
-    """A copy of statement `node` with the name `old` written `new`."""
-    if old not in nodes.names_in(node):
-        return node
-    node = nodes.clone(node)
-    for n in nodes.walk(node):
-        if isinstance(n, nodes.Name) and n.id == old:
-            n.id = new
-    return node
 
 
 def _substituted_loop(stmt, copies):

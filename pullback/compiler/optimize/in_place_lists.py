@@ -138,7 +138,7 @@ class _Rewriter:
         zeroing = {}  # (list, index as text) -> the position of the update zeroing it
         for position, (stmt, _) in enumerate(body.flat):
             for call in self.chain_calls(stmt):
-                if self.calls(call, mutation.without_item) and len(call.args) == 2 and (
+                if self.bindings.calls(call, mutation.without_item) and len(call.args) == 2 and (
                         nodes.is_name(call.args[0])):
                     zeroing.setdefault((call.args[0].id, nodes.dump(call.args[1])), position)
         moves, moved = {}, set()
@@ -164,15 +164,10 @@ class _Rewriter:
         value = stmt.value if nodes.single_target(stmt) else None
         if isinstance(value, nodes.Subscript) and nodes.is_name(value.value):
             return zeroing.get((value.value.id, nodes.dump(value.slice)))
-        if not (self.calls(value, mutation.written_item) and len(value.args) == 4
+        if not (self.bindings.calls(value, mutation.written_item) and len(value.args) == 4
                 and nodes.is_name(value.args[0])):
             return None
         return zeroing.get((value.args[0].id, nodes.dump(value.args[1])))
-
-    def calls(self, node, helper):
-        """Whether `node` calls `helper` by its generated name."""
-        name = self.bindings.name_of(helper)
-        return name is not None and isinstance(node, nodes.Call) and nodes.is_name(node.func, name)
 
     def may_be_array(self, var, before, body, positions):
         """Whether the value the loop carries in `var` may be an array: by the kind of the
@@ -180,7 +175,7 @@ class _Rewriter:
         updates at `positions` in `body` adds to (`add_at(dxs, gs, xs, ...)`)."""
         for position in positions:
             for call in self.chain_calls(body.flat[position][0]):
-                if self.calls(call, structures.add_at) and len(call.args) == 4 and (
+                if self.bindings.calls(call, structures.add_at) and len(call.args) == 4 and (
                         nodes.is_name(call.args[2])) and _holds_items(
                         self.kinds.get(call.args[2].id)):
                     return False

@@ -54,17 +54,14 @@ def write_inline(statements, bindings, kinds_of):
 
 
 class _Inliner:
-    """The rewrite of one generated function, `root`: `helpers` are the generated names of
-    the helpers it reads and writes items by."""
+    """The rewrite of one generated function, `root`: `update_names` are the generated
+    names of the updates in place it writes as Python."""
 
     def __init__(self, bindings, kinds_of, root):
         self.bindings = bindings
         self.kinds = kinds_of
         self.loads = nodes.read_counts(root)
-        self.helpers = {f: bindings.name_of(f) for f in (
-            mutation.without_item_into, structures.add_at_into, mutation.unappended_into,
-            mutation.copied)}
-        self.update_names = {self.helpers[f] for f in _UPDATES} - {None}
+        self.update_names = {bindings.name_of(f) for f in _UPDATES} - {None}
 
     def block(self, statements):
         """`statements` rewritten, the loops nested in a loop before it."""
@@ -106,7 +103,8 @@ class _Inliner:
         """Whether the last of `statements` to assign `var` assigns it a copy (`copied`)."""
         for stmt in reversed(statements):
             if var in nodes.stores(stmt):
-                return nodes.single_target(stmt) == var and self.calls(stmt.value, mutation.copied)
+                return nodes.single_target(stmt) == var and self.bindings.calls(
+                    stmt.value, mutation.copied)
         return False
 
     def copy(self, var, lineno):
@@ -213,18 +211,18 @@ class _Inliner:
                 x = self.added_list(call)
                 if x is not None and (x in bound or x not in assigned):
                     return x, removed
-                removed += self.calls(call, mutation.unappended_into)
+                removed += self.bindings.calls(call, mutation.unappended_into)
         return None
 
     def resizes(self, stmt, var):
         """Whether statement `stmt` removes an item of `var` (`unappended_into`)."""
         calls = self.chain(stmt.value, var) if nodes.single_target(stmt) == var else None
-        return any(self.calls(call, mutation.unappended_into) for call in calls or ())
+        return any(self.bindings.calls(call, mutation.unappended_into) for call in calls or ())
 
     def added_list(self, call):
         """The name of the list of numbers whose items `add_at_into` call `call` adds to
         at number indices, given as displays; else None."""
-        if not self.calls(call, structures.add_at_into) or len(call.args) != 4:
+        if not self.bindings.calls(call, structures.add_at_into) or len(call.args) != 4:
             return None
         _, gs, x, indices = call.args
         if not (nodes.is_name(x) and isinstance(gs, nodes.Tuple)
@@ -235,11 +233,6 @@ class _Inliner:
         if kinds.sequence_type(kind) is not list or kinds.element(kind).shape != "scalar":
             return None
         return x.id
-
-    def calls(self, node, helper):
-        """Whether `node` calls `helper` by its generated name."""
-        name = self.helpers[helper]
-        return name is not None and isinstance(node, nodes.Call) and nodes.is_name(node.func, name)
 
     def rewritten(self, statements, var):
         """`statements` with the reads and updates of the items of list `var` inline."""
@@ -268,7 +261,7 @@ class _Inliner:
 
     def inline(self, call, var):
         """The Python statements of one update `call` of the list `var`, or None."""
-        if self.calls(call, mutation.without_item_into) and len(call.args) == 2 and (
+        if self.bindings.calls(call, mutation.without_item_into) and len(call.args) == 2 and (
                 is_number(call.args[1], self.kinds)):
             zero = nodes.name(self.bindings.object("ZERO", ZERO))
             return [_set_item(var, call.args[1], zero)]
@@ -305,11 +298,11 @@ def _renamed(statements, renames):
     out = []
     for stmt in statements:
         if isinstance(stmt, nodes.If):
-            stmt = nodes.replaced(stmt, test=_Renamed(renames).visit(nodes.clone(stmt.test)),
+            stmt = nodes.replaced(stmt, test=nodes.renamed(stmt.test, renames),
                                   body=_renamed(stmt.body, renames) or [nodes.pass_()],
                                   orelse=_renamed(stmt.orelse, renames))
         else:
-            stmt = _without_self_assignment(_Renamed(renames).visit(nodes.clone(stmt)))
+            stmt = _without_self_assignment(nodes.renamed(stmt, renames))
             if stmt is None:
                 continue
         out.append(stmt)
@@ -336,17 +329,6 @@ def _without_self_assignment(stmt):
         return nodes.replaced(stmt, targets=[pairs[0][0]], value=pairs[0][1])
     return nodes.replaced(stmt, targets=[nodes.replaced(target, elts=[t for t, _ in pairs])],
                           value=nodes.replaced(value, elts=[v for _, v in pairs]))
-
-
-class _Renamed(gast.NodeTransformer):
-    """Renames the names `renames` maps."""
-
-    def __init__(self, renames):
-        self.renames = renames
-
-    def visit_Name(self, node):
-        node.id = self.renames.get(node.id, node.id)
-        return node
 
 
 _UPDATES = (mutation.without_item_into, structures.add_at_into, mutation.unappended_into)

@@ -232,7 +232,7 @@ class _Lowering:
                 kind, kinds.Container) and kind.type is dict):
             return None
         found = [s for s in body if nodes.single_target(s) == value.id]
-        if len(found) != 1 or not any(self.calls(found[0].value, f) for f in (
+        if len(found) != 1 or not any(self.bindings.calls(found[0].value, f) for f in (
                 structures.unindex, structures.unindex_all)) or len(found[0].value.args) != 3:
             return None
         reads = nodes.read_counts(body + [n for n in others if n is not None])
@@ -243,15 +243,10 @@ class _Lowering:
         loop holds (the first step's scatter makes it), with the scatter `scatter` of
         cotangents of items added at their items in place."""
         gs, xs, index = scatter.args
-        if self.calls(scatter, structures.unindex):
+        if self.bindings.calls(scatter, structures.unindex):
             gs, index = nodes.tuple_([gs]), nodes.tuple_([index])
         helper = nodes.name(self.bindings.object("add_at_into", structures.add_at_into))
         return nodes.call(helper, [nodes.name(total), gs, xs, index])
-
-    def calls(self, node, helper):
-        """Whether `node` calls `helper` by its generated name."""
-        name = self.bindings.name_of(helper)
-        return name is not None and isinstance(node, nodes.Call) and nodes.is_name(node.func, name)
 
     def env_result(self, env_ct, sums):
         totals = {id(value): total for _, total, value in sums}

@@ -99,9 +99,7 @@ class Context:
 
     def calls(self, node, helper):
         """Whether `node` is a call of `helper` (with positional arguments only)."""
-        name = self.bindings.name_of(helper)
-        return (name is not None and isinstance(node, nodes.Call)
-                and nodes.is_name(node.func, name) and not node.keywords)
+        return self.bindings.calls(node, helper)
 
     def read_once(self, node):
         """The expression `node` names when it is a name bound once and read only here

@@ -413,6 +413,18 @@ def stores(node):
     return _names(node, gast.Store)
 
 
+def renamed(node, renames):
+    """A copy of `node` (a statement or an expression) with each name `renames` maps,
+    read or assigned, written as it maps it; `node` itself when it has none of them."""
+    if not renames or not names_in(node) & renames.keys():
+        return node
+    node = clone(node)
+    for n in walk(node):
+        if isinstance(n, gast.Name) and n.id in renames:
+            n.id = renames[n.id]
+    return node
+
+
 def names_in(node):
     """Every name in `node`, read or assigned (nested functions included)."""
     return {n.id for n in walk(node) if isinstance(n, gast.Name)}
