@@ -282,7 +282,7 @@ def test_arguments_not_differentiated_are_constants_in_calls_resolved_at_run_tim
     assert held_constant((w, data), {}, (0, 1)) == frozenset()
     with constants.holding({id(data)}):
         held = transform.param_kinds(_through_values, (w, data, extra), {}, held=True)
-        assert held["data"].active is False and held["w"] is kinds.ARRAY
+        assert held["data"].active is False and held["w"] is kinds.VECTOR
         assert transform.param_kinds(_through_values, (w, data, extra), {})["data"].active
         transform.new_epoch()  # a differentiation starting inside releases them
         assert transform.param_kinds(_through_values, (w, data, extra), {}, held=True)[

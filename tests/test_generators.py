@@ -151,4 +151,4 @@ def test_what_cannot_run_to_its_end_is_refused(fn, generator, offset, message):
 
 def test_the_derivative_reads_like_the_users_code():
     text = pullback.source(powers, X, 3)
-    assert "items = []" in text and "= appended_into(items_1, x_pow_k)" in text
+    assert "items = []" in text and "items_1.append(x_pow_k)" in text

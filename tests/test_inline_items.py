@@ -310,3 +310,77 @@ def test_other_containers_updated_in_loops(fn):
     updated in branches, a grid of lists), which keep the helpers or copy: their values
     at orders 1 to 2."""
     check_grads(fn, (0.7,), order=2)
+
+
+def filled_vector(a, x):
+    xs = np.zeros(len(x) + 1)
+    xs[0] = 0.5
+    for t in range(len(x)):
+        v = xs[t]
+        xs[t + 1] = math.sin(a * v + x[t]) + 0.1 * v
+    return np.sum(np.log(1.0 + xs[1:] ** 2))
+
+
+def vector_in_branches(a, x):
+    out = np.zeros_like(x)
+    for i in range(1, len(x)):
+        if out[i - 1] > 0.2:
+            out[i] = out[i - 1] * a + x[i]
+        else:
+            out[i] = np.tanh(x[i] * a)
+    return out @ out
+
+
+def vector_read_whole(a, x):
+    xs = np.zeros(len(x))
+    total = 0.0
+    for t in range(1, len(x)):
+        xs[t] = xs[t - 1] * a + x[t]
+        total = total + np.sum(xs * x)  # the whole vector, after each update
+    return total
+
+
+def ints_written_with_floats(a, x):
+    """Its tangent in forward mode once went through the ints."""
+    ks = np.zeros(len(x), dtype=int)  # rounds what it is given: no derivative through it
+    out = np.zeros(len(x))
+    for t in range(1, len(x)):
+        ks[t] = ks[t - 1] + x[t] * a * 10
+        out[t] = out[t - 1] + ks[t] * a
+    return np.sum(out ** 2)
+
+
+VECTORS = [filled_vector, vector_in_branches, vector_read_whole, ints_written_with_floats]
+
+
+@pytest.mark.parametrize("fn", VECTORS, ids=[f.__name__ for f in VECTORS])
+def test_a_vector_of_floats_filled_in_a_loop(fn):
+    """A vector of floats a loop writes numbers into has its cotangent updated in Python
+    as a list's is (`arrayed`, `d[i] = 0.0`, reads by `.item`), where the kinds say it is
+    one; an array of ints is not one. Orders 1 to 3 against finite differences, and the
+    Hessian against finite differences of the gradient."""
+    x = np.linspace(0.2, 0.9, 6)
+    check_grads(fn, (0.7, x), order=2)
+    check_grads(lambda a: fn(a, x), (0.7,), order=3)
+    gradient = pullback.grad(lambda a: fn(a, x))
+    assert pullback.hessian(lambda a: fn(a, x))(0.7) == pytest.approx(
+        (gradient(0.7 + 1e-6) - gradient(0.7 - 1e-6)) / 2e-6, rel=1e-5, abs=1e-7)
+
+
+def test_a_vectors_items_are_written_as_python():
+    """The pullback updates a vector's cotangent by index, in each branch, and reads its
+    items as numbers. An array of ints given a dtype is no vector of floats: its
+    updates keep the helpers, which round as NumPy does."""
+    x = np.linspace(0.2, 0.9, 6)
+    text = pullback.source(vector_in_branches, 0.7, x)
+    assert "arrayed(" in text and "without_item_into(" not in text
+    assert "item_of(" not in text.split("def loop_pb")[1] and "= dout_6.item(i)" in text
+    text = pullback.source(ints_written_with_floats, 0.7, x)
+    assert "with_item_into(ks_1" in text and "arrayed(dks" not in text
+
+
+def test_arrayed_makes_an_array():
+    x = np.array([1.0, 2.0])
+    own = np.zeros(2)
+    assert mutation.arrayed(own, x) is own
+    assert np.array_equal(mutation.arrayed(ZERO, x), np.zeros(2))

@@ -284,3 +284,44 @@ def test_a_recursion_with_a_loop():
 
 def test_nested_loops_whose_states_change_kind():
     check_grads(nested_loops, (0.9,), order=2)
+
+
+def filled(a, x, n):
+    xs = np.zeros(n + 1)
+    xs[0] = a
+    v = xs[1]
+    xs[2] = v * a + x[1]
+    head = xs[1:]
+    picked = xs[np.array([0, 2])]
+    grid = np.zeros((n, 2))
+    counts = np.zeros(n, dtype=int)
+    return np.sum(head) + np.sum(picked) + np.sum(grid) + np.sum(counts) + xs[n]
+
+
+def test_a_vector_of_floats_has_numbers_for_items():
+    """`np.zeros(n)` makes a vector of floats (not with a shape of two axes, nor with a
+    dtype), which writing a number keeps one; its item at a number is a number, its
+    slice a vector, and its items at an array of indices an array. A 1-D float argument
+    is a vector too."""
+    interp = interpreter(filled, a=kinds.SCALAR, x=kinds.VECTOR, n=kinds.CONST_SCALAR)
+    found = interp.run().kinds
+    assert found["xs"] is kinds.CONST_VECTOR and found["xs_2"] is kinds.VECTOR
+    assert found["v"] is kinds.SCALAR
+    assert found["head"] is kinds.VECTOR and found["picked"] is kinds.ARRAY
+    assert found["grid"] is kinds.CONST_ARRAY and found["counts"] is kinds.CONST_ARRAY
+    assert kinds.of_value(np.ones(3)) is kinds.VECTOR
+    assert kinds.of_value(np.ones(3, complex)) is kinds.VECTOR
+    assert kinds.of_value(np.ones((3, 1))) is kinds.ARRAY
+    assert kinds.of_value(np.arange(3)) is kinds.CONST
+    check_grads(lambda a, x: filled(a, x, 4), (0.7, np.linspace(0.1, 0.4, 4)), order=2)
+
+
+@pytest.mark.parametrize("operands, result", [
+    ((kinds.VECTOR, kinds.SCALAR), kinds.VECTOR),
+    ((kinds.VECTOR, kinds.CONST_VECTOR, kinds.CONST_SCALAR), kinds.VECTOR),
+    ((kinds.VECTOR, kinds.ARRAY), kinds.ARRAY),
+    ((kinds.VECTOR, kinds.CONST), kinds.ARRAY),  # an array of ints of any rank
+    ((kinds.CONST_VECTOR, kinds.CONST_SCALAR), kinds.CONST_ARRAY),  # `v > 0` is no float
+])
+def test_an_elementwise_operation_on_vectors_and_numbers_makes_a_vector(operands, result):
+    assert kinds.promote(operands) is result

@@ -8,23 +8,30 @@ import numpy as np
 
 from pullback import api
 from pullback.compiler import transform
-from pullback.compiler.analysis.kinds import CONST, CONST_ARRAY, CONST_SCALAR, Items
+from pullback.compiler.analysis.kinds import (
+    CONST,
+    CONST_ARRAY,
+    CONST_SCALAR,
+    CONST_VECTOR,
+    Items,
+    is_vector,
+)
 from pullback.rules import registry
 from pullback.rules.registry import declare, nondifferentiable
 from pullback.runtime import (
-                  calls,
-                  contexts,
-                  cotangents,
-                  custom,
-                  debugging,
-                  dispatch,
-                  handlers,
-                  introspection,
-                  iteration,
-                  loops,
-                  mutation,
-                  records,
-                  structures,
+    calls,
+    contexts,
+    cotangents,
+    custom,
+    debugging,
+    dispatch,
+    handlers,
+    introspection,
+    iteration,
+    loops,
+    mutation,
+    records,
+    structures,
     tangents,
 )
 
@@ -32,8 +39,22 @@ nondifferentiable(len, int, bool, round, id, hash, any, all, np.ndim, np.size,
                   np.ndarray.ndim, np.ndarray.size, result=CONST_SCALAR)
 declare(len, np.shape, np.ndim, np.size, structural=(0,))
 nondifferentiable(range, np.shape, np.ndarray.shape, result=Items(CONST_SCALAR))
-nondifferentiable(np.zeros, np.ones, np.empty, np.eye, np.identity, np.arange, np.zeros_like,
-                  np.ones_like, np.empty_like, result=CONST_ARRAY)
+nondifferentiable(np.eye, np.identity, np.arange, result=CONST_ARRAY)
+
+
+def _made(shape, *options, **named):
+    """`np.zeros(n)` is a vector of floats; with a shape of more axes or a dtype, an array."""
+    vector = shape.shape == "scalar" and not shape.active
+    return CONST_VECTOR if vector and not options and not named else CONST_ARRAY
+
+
+def _made_like(prototype, *options, **named):
+    """`np.zeros_like(x)` of a vector of floats `x` is one; else an array."""
+    return CONST_VECTOR if is_vector(prototype) and not options and not named else CONST_ARRAY
+
+
+nondifferentiable(np.zeros, np.ones, np.empty, result=_made)
+nondifferentiable(np.zeros_like, np.ones_like, np.empty_like, result=_made_like)
 nondifferentiable(dict.keys, result=Items(CONST))
 
 nondifferentiable(

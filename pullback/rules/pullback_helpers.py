@@ -115,6 +115,12 @@ def shaped_(z, tangent, x):
     t[z] = tangents.shaped(t[tangent], x)
 
 
+@adjoint(tangents.unrounded, linear=True)
+def unrounded_(z, tangent, x):
+    d[tangent] = tangents.unrounded(d[z], x)
+    t[z] = tangents.unrounded(t[tangent], x)
+
+
 @adjoint(tangents.unpacked, linear=True)
 def unpacked_(z, tangent, count, x):
     d[tangent] = structures.repack(x, d[z])

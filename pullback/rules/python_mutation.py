@@ -6,13 +6,20 @@ necessitates zeroing of a sensitivity"); the value written gets it instead.
 
 import numpy as np
 
-from pullback.compiler.analysis.kinds import ARRAY, Container, Items, element, join, sequence
+from pullback.compiler.analysis.kinds import (
+    Container,
+    Items,
+    element,
+    join,
+    sequence,
+    vector_or_array,
+)
 from pullback.rules.registry import adjoint, d, t
 from pullback.runtime import mutation
 from pullback.runtime.iteration import like_items
 from pullback.runtime.mutation import last_item, unappended, unpop, without_item, written_item
 from pullback.runtime.structures import unconcat, unindex
-from pullback.runtime.tangents import dense, shaped
+from pullback.runtime.tangents import dense, shaped, unrounded
 
 
 def _updated_kind(x, index, value):
@@ -21,8 +28,9 @@ def _updated_kind(x, index, value):
                          x.active or value.active)
     if isinstance(x, Items):
         return Items(join(x.element, value), x.type)
-    if x.shape == "array":
-        return ARRAY if x.active or value.active else x
+    if x.shape == "array":  # writing into an array keeps its shape and dtype
+        return vector_or_array(x.active or value.active, x.rank) if x.active or (
+            value.active) else x
     return join(x, value)
 
 
@@ -36,7 +44,7 @@ def _appended_kind(items, value):
 def with_item(z, x, index, value):
     d[x] = without_item(d[z], index)
     d[value] = written_item(d[z], index, value, z)
-    t[z] = mutation.with_item(shaped(t[x], x), index, dense(t[value], value))
+    t[z] = unrounded(mutation.with_item(shaped(t[x], x), index, dense(t[value], value)), z)
 
 
 @adjoint(mutation.appended, mutation.appended_into, result=_appended_kind, copy=True)
@@ -76,6 +84,12 @@ def copied(z, x):
 @adjoint(mutation.listed, result=lambda g, x, more=None: Items(element(g), list), linear=True,
          same=True, structural=(1,))
 def listed(z, g, x, more=0):
+    d[g] = d[z]
+
+
+@adjoint(mutation.arrayed, result=lambda g, x: vector_or_array(True, x.rank), linear=True,
+         same=True, structural=(1,))
+def arrayed(z, g, x):
     d[g] = d[z]
 
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..errors import TransformError
 from . import structures
-from .cotangents import ZERO, is_differentiable, rebroadcast, unbroadcast
+from .cotangents import ZERO, is_differentiable, materialize, rebroadcast, unbroadcast
 from .deferred import is_int
 from .structures import unindex
 
@@ -57,6 +57,15 @@ def listed(g, x, more=0):
     if type(g) is list:
         return g
     return [ZERO] * (len(x) + more) if g is ZERO else list(g)
+
+
+def arrayed(g, x):
+    """The cotangent `g` of vector `x` as an array, which a loop's pullback then updates by
+    index in Python (`compiler.optimize.inline_items`): `g` itself when it is one (the
+    loop's own copy), else a new one (zeros for a zero `g`)."""
+    if type(g) is np.ndarray:
+        return g
+    return materialize(g, x)
 
 
 def with_item_into(x, index, value):

@@ -58,6 +58,14 @@ def shaped(t, x):
     return zeros_of(x)
 
 
+def unrounded(t, z):
+    """Tangent `t` of `z`, or `ZERO` when `z` is an array that cannot hold a derivative
+    (an array of ints written a float: the value was rounded)."""
+    if isinstance(z, np.ndarray) and not is_differentiable(z):
+        return ZERO
+    return t
+
+
 def zero_mapping(source):
     """The tangent `ZERO` for each key of the dict `dict(source)` (a constant)."""
     return dict.fromkeys(dict(source), ZERO)

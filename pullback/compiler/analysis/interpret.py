@@ -367,9 +367,11 @@ class Interpreter:
         receiver = self.kind_of(value.value)
         if not receiver.active:
             known = receiver.shape == "array" and getattr(np.ndarray, value.attr, None)
-            self.kinds[target] = known and registry.constant_result(known) or kinds.CONST
+            result = known and registry.constant_result(known)
+            self.kinds[target] = result if isinstance(result, kinds.Kind | kinds.Items) else (
+                kinds.CONST)
             return None
-        if receiver is kinds.ARRAY:
+        if kinds.is_array(receiver):
             if not hasattr(np.ndarray, value.attr):
                 raise self.error(f"NumPy arrays have no attribute .{value.attr}",
                                  f"attribute .{value.attr}")
@@ -393,9 +395,23 @@ class Interpreter:
         elif isinstance(container, kinds.Items):
             self.kinds[target] = container if isinstance(value.slice, nodes.Slice) else (
                 container.element)
+        elif kinds.is_vector(container):
+            self.kinds[target] = self.vector_item(container, value.slice)
         elif container.active:
-            self.kinds[target] = kinds.ARRAY if container is kinds.ARRAY else kinds.ANY
+            self.kinds[target] = kinds.ARRAY if kinds.is_array(container) else kinds.ANY
         return step
+
+    def vector_item(self, vector, index):
+        """The kind of `v[index]` of a vector of kind `vector`: a number at a number, a
+        vector at a slice, else (an array of indices) an array."""
+        if isinstance(index, nodes.Slice):
+            return vector
+        number = type(index.value) is int if isinstance(index, nodes.Constant) else (
+            nodes.is_name(index) and self.kind_of(index).shape == "scalar"
+            and not self.kind_of(index).active)
+        if number:
+            return kinds.element(vector)
+        return kinds.vector_or_array(vector.active, None)
 
     def closure(self, target, node):
         """A nested `def` or `lambda` is active when a variable it reads is (or may be:
@@ -783,7 +799,10 @@ class Interpreter:
         if fn is None:
             return kinds.CONST
         if registry.is_nondifferentiable(fn):
-            return registry.constant_result(fn) or kinds.CONST
+            result = registry.constant_result(fn)
+            if callable(result):
+                return self.result_kind(registry.spec_of(fn), args, keywords)
+            return result or kinds.CONST
         rule = registry.rule_for(fn)
         if rule is None:
             return kinds.CONST

@@ -21,15 +21,18 @@ from ...runtime.deferred import Deferred
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class Kind:
-    """A leaf kind: `active` and a shape class ("scalar", "array" or "unknown").
+    """A leaf kind: `active`, a shape class ("scalar", "array" or "unknown") and, for
+    an array known to be a vector of floats (or complex numbers), `rank` 1: its items
+    are numbers, not views, and writing into it keeps it a vector of floats.
 
-    The six below are the only ones; they compare (and hash, in cache keys) by
+    The eight below are the only ones; they compare (and hash, in cache keys) by
     identity.
     """
 
     name: str
     active: bool
     shape: str
+    rank: int = None
 
     def __repr__(self):
         return self.name
@@ -42,6 +45,8 @@ ARRAY = Kind("ARRAY", True, "array")
 ANY = Kind("ANY", True, "unknown")
 
 CONST_ARRAY = Kind("CONST_ARRAY", False, "array")
+VECTOR = Kind("VECTOR", True, "array", 1)
+CONST_VECTOR = Kind("CONST_VECTOR", False, "array", 1)
 
 _LEAVES = {(k.active, k.shape): k for k in (CONST, CONST_SCALAR, CONST_ARRAY, SCALAR, ARRAY,
                                             ANY)}
@@ -101,14 +106,33 @@ class Items:
 
 def constant(kind):
     """The kind of a value of kind `kind` held constant: a scalar stays a scalar, an
-    array an array."""
+    array an array, a vector a vector."""
+    if is_vector(kind):
+        return CONST_VECTOR
     return _LEAVES[(False, kind.shape)] if kind.shape in ("scalar", "array") else CONST
+
+
+def is_array(kind):
+    """Whether `kind` is that of a differentiable array (of any rank)."""
+    return isinstance(kind, Kind) and kind.active and kind.shape == "array"
+
+
+def is_vector(kind):
+    """Whether `kind` is that of a vector of floats, constant or not."""
+    return isinstance(kind, Kind) and kind.rank == 1
+
+
+def vector_or_array(active, rank):
+    """The leaf kind of an array of floats of `rank` (None: unknown), `active` or not."""
+    if rank == 1:
+        return VECTOR if active else CONST_VECTOR
+    return ARRAY if active else CONST_ARRAY
 
 
 def of_constant(value):
     """`constant(of_value(value))`, without looking into `value`."""
     if type(value) is np.ndarray:
-        return CONST_ARRAY if is_differentiable(value) else CONST
+        return constant(_of_array(value)) if is_differentiable(value) else CONST
     if isinstance(value, (float, int, np.number)):
         return CONST_SCALAR
     return CONST
@@ -142,7 +166,7 @@ def of_value(value, depth=0):
     if kind is not None:
         return kind
     if type(value) is np.ndarray:
-        return ARRAY if is_differentiable(value) else CONST
+        return _of_array(value) if is_differentiable(value) else CONST
     if isinstance(value, (bool, int, np.integer)):
         return CONST_SCALAR
     if isinstance(value, (tuple, list, dict)) or records.is_record(value):
@@ -158,6 +182,11 @@ def of_value(value, depth=0):
     if not is_differentiable(value):
         return CONST
     return ARRAY if isinstance(value, (np.ndarray, Deferred)) else SCALAR
+
+
+def _of_array(array):
+    """The kind of a differentiable `np.ndarray` (of floats or complex numbers)."""
+    return VECTOR if array.ndim == 1 else ARRAY
 
 
 _EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST_SCALAR, str: CONST, type(None): CONST}
@@ -237,16 +266,17 @@ def of_annotation(annotation, default=ANY):
 
 
 def promote(kinds):
-    """The kind of an elementwise operation's result from its operands' kinds."""
+    """The kind of an elementwise operation's result from its operands' kinds: a
+    differentiable one of vectors and numbers is a vector (of floats: a differentiable
+    operation makes floats)."""
     active = any(k.active for k in kinds)
     shapes = {k.shape for k in kinds}
     if "array" in shapes:
-        shape = "array"
-    elif shapes <= {"scalar"}:
-        shape = "scalar"
-    else:
-        shape = "unknown"
-    return _LEAVES[(active, shape)]
+        vector = active and all(is_vector(k) or k.shape == "scalar" for k in kinds)
+        return vector_or_array(active, 1 if vector else None)
+    if shapes <= {"scalar"}:
+        return _LEAVES[(active, "scalar")]
+    return _LEAVES[(active, "unknown")]
 
 
 def join(a, b):
@@ -261,6 +291,8 @@ def join(a, b):
     if is_sequence(a) and is_sequence(b):
         return _items_of_either(a, b)
     active = a.active or b.active
+    if is_vector(a) and is_vector(b):
+        return vector_or_array(active, 1)
     shape = a.shape if a.shape == b.shape else "unknown"
     return _LEAVES[(active, shape)]
 
@@ -329,6 +361,8 @@ def element(kind):
         return result or CONST
     if isinstance(kind, Items):
         return kind.element
-    if kind is ARRAY:
+    if is_vector(kind):
+        return SCALAR if kind.active else CONST_SCALAR
+    if is_array(kind):
         return ARRAY
     return ANY if kind.active else CONST

@@ -174,11 +174,14 @@ class Updates:
         memory, kind_of = self.aliases, self.facts.kind_of
         if isinstance(value, nodes.Name):
             memory.same(target, value.id)
-        elif isinstance(value, nodes.Attribute) and kind_of(value.value) is kinds.ARRAY:
+        elif isinstance(value, nodes.Attribute) and kinds.is_array(kind_of(value.value)):
             if value.attr in aliases.VIEW_ATTRIBUTES:
                 memory.view(target, value.value.id)
             else:
                 memory.fresh(target)
+        elif isinstance(value, nodes.Subscript) and kinds.is_vector(kind_of(
+                value.value)) and kind_of(nodes.name(target)).shape == "scalar":
+            memory.fresh(target)  # a number
         elif isinstance(value, nodes.Subscript) and kind_of(value.value).shape == "array":
             memory.view(target, value.value.id, not self.by_numbers(value.slice))
         elif isinstance(value, (nodes.Attribute, nodes.Subscript)) and isinstance(

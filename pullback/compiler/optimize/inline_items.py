@@ -62,6 +62,7 @@ class _Inliner:
         self.kinds = kinds_of
         self.loads = nodes.read_counts(root)
         self.update_names = {bindings.name_of(f) for f in _UPDATES} - {None}
+        self.vectors = set()  # the cotangents of vectors, which hold floats, not `ZERO`
 
     def block(self, statements):
         """`statements` rewritten, the loops nested in a loop before it."""
@@ -75,8 +76,23 @@ class _Inliner:
                             if not self.copied_last(var, out)]
             elif isinstance(stmt, (nodes.If, nodes.Try)):
                 stmt = nodes.with_blocks(stmt, self.block)
+            else:
+                stmt = self.read(stmt)
             out.append(stmt)
         return out
+
+    def read(self, stmt):
+        """`v = item_of(x, i)` as `v = x[i]` where the item is never a view: `x` is a list or
+        tuple, or a vector and `i` a number."""
+        value = stmt.value if isinstance(stmt, nodes.Assign) else None
+        if not (isinstance(value, nodes.Call) and self.bindings.calls(value, mutation.item_of)
+                and len(value.args) == 2 and nodes.is_name(value.args[0])):
+            return stmt
+        x, index = value.args
+        kind = self.kinds.get(x.id)
+        if kinds.sequence_type(kind) or kinds.is_vector(kind) and is_number(index, self.kinds):
+            return nodes.replaced(stmt, value=subscript(x, index))
+        return stmt
 
     def loop(self, loop):
         """The loop `loop` with the item reads and updates of each list cotangent it
@@ -90,8 +106,12 @@ class _Inliner:
         for var in sorted(self.updated(loop.body) - bound):
             length = self.length_source(loop.body, var, bound, stored - bound)
             if length is None:
+                if self.all_inline(loop.body, var):  # the forward's own list or vector
+                    loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
                 continue
             lineno = nodes.lineno_of(loop)
+            if kinds.is_vector(self.kinds.get(length[0])):
+                self.vectors.add(var)
             loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
             checks.append(self.check(var, length, lineno))
             updated.append(var)
@@ -230,9 +250,10 @@ class _Inliner:
                 and all(is_number(i, self.kinds) for i in indices.elts)):
             return None
         kind = self.kinds.get(x.id)
-        if kinds.sequence_type(kind) is not list or kinds.element(kind).shape != "scalar":
-            return None
-        return x.id
+        if kinds.is_vector(kind) or kinds.sequence_type(kind) is list and kinds.element(
+                kind).shape == "scalar":
+            return x.id
+        return None
 
     def rewritten(self, statements, var):
         """`statements` with the reads and updates of the items of list `var` inline."""
@@ -243,8 +264,26 @@ class _Inliner:
             elif nodes.single_target(stmt) == var and self.chain(stmt.value, var):
                 out += self.updates(stmt, var)
             else:
-                out.append(stmt)
+                out.append(self.number_read(stmt, var))
         return out
+
+    def number_read(self, stmt, var):
+        """`v = var[i]` (or `item_of(var, i)`) as `v = var.item(i)` for the cotangent `var`
+        of a vector: a Python number, on which the rest of the step computes faster than
+        on a NumPy scalar, and which the alias analysis of the code's derivative knows
+        is no view."""
+        value = stmt.value if isinstance(stmt, nodes.Assign) else None
+        if isinstance(value, nodes.Subscript):
+            source, index = value.value, value.slice
+        elif isinstance(value, nodes.Call) and self.bindings.calls(value, mutation.item_of):
+            source, index = value.args  # a read moved above an update (`in_place_lists`)
+        else:
+            return stmt
+        if var not in self.vectors or not (nodes.is_name(source, var) and is_number(
+                index, self.kinds)):
+            return stmt
+        item = nodes.Attribute(value=nodes.name(var), attr="item", ctx=nodes.LOAD)
+        return nodes.replaced(stmt, value=nodes.call(item, [nodes.clone(index)]))
 
     def updates(self, stmt, var):
         """The statements of the chain of updates `stmt` of `var`: the calls up to the last
@@ -259,11 +298,35 @@ class _Inliner:
             out += [nodes.located(s, lineno) for s in self.inline(call, var)]
         return out
 
+    def all_inline(self, statements, var):
+        """Whether `statements` update the forward's own list or vector `var` by writes and
+        appends that can all be written as Python, and read it by its items alone (the
+        alias analysis of the code's derivative would refuse an update in place of a
+        list that the loop's cache holds)."""
+        calls = [call for stmt in _own(statements) if nodes.single_target(stmt) == var
+                 for call in self.chain(stmt.value, var) or ()]
+        indexed = sum(isinstance(n, nodes.Subscript) and nodes.is_name(n.value, var)
+                      for s in statements for n in nodes.walk(s))
+        return all(any(self.bindings.calls(call, f) for f in _FORWARD_UPDATES)
+                   and self.inline(call, var) is not None
+                   for call in calls) and nodes.read_counts(statements)[var] == len(
+            calls) + indexed
+
     def inline(self, call, var):
         """The Python statements of one update `call` of the list `var`, or None."""
+        kind = self.kinds.get(var)
+        if self.bindings.calls(call, mutation.with_item_into) and len(call.args) == 3 and (
+                kinds.is_vector(kind) or kinds.sequence_type(kind) is list
+                and is_number(call.args[1], self.kinds)):
+            return [_set_item(var, call.args[1], nodes.clone(call.args[2]))]
+        if self.bindings.calls(call, mutation.appended_into) and len(call.args) == 2 and (
+                kinds.sequence_type(kind) is list):
+            append = nodes.Attribute(value=nodes.name(var), attr="append", ctx=nodes.LOAD)
+            return [nodes.expr(nodes.call(append, [nodes.clone(call.args[1])]))]
         if self.bindings.calls(call, mutation.without_item_into) and len(call.args) == 2 and (
                 is_number(call.args[1], self.kinds)):
-            zero = nodes.name(self.bindings.object("ZERO", ZERO))
+            zero = nodes.constant(0.0) if var in self.vectors else nodes.name(
+                self.bindings.object("ZERO", ZERO))
             return [_set_item(var, call.args[1], zero)]
         if self.added_list(call) is not None:
             _, gs, _, indices = call.args
@@ -284,8 +347,12 @@ class _Inliner:
         removed)` where items were removed. Its result's kind says it is a list, so the
         alias analysis of the code's own derivative reads an item of it as an item,
         which the step's later updates of the list leave as it was, not as a view."""
-        helper = nodes.name(self.bindings.object("listed", mutation.listed))
         x, removed = length
+        if var in self.vectors:
+            helper = nodes.name(self.bindings.object("arrayed", mutation.arrayed))
+            return nodes.assign(var, nodes.call(helper, [nodes.name(var), nodes.name(x)]),
+                                lineno)
+        helper = nodes.name(self.bindings.object("listed", mutation.listed))
         args = [nodes.name(var), nodes.name(x)] + ([nodes.constant(removed)] if removed else [])
         return nodes.assign(var, nodes.call(helper, args), lineno)
 
@@ -331,7 +398,9 @@ def _without_self_assignment(stmt):
                           value=nodes.replaced(value, elts=[v for _, v in pairs]))
 
 
-_UPDATES = (mutation.without_item_into, structures.add_at_into, mutation.unappended_into)
+_FORWARD_UPDATES = (mutation.with_item_into, mutation.appended_into)
+_UPDATES = (mutation.without_item_into, structures.add_at_into, mutation.unappended_into,
+            *_FORWARD_UPDATES)
 
 
 def _assigned(stmt, name):

@@ -1,11 +1,13 @@
-"""Rewrite rules on the reads of an item of the cotangent of a list or dict: subscripts.
+"""Rewrite rules on the reads of an item of the cotangent of a list, dict or vector:
+subscripts.
 
 The reverse rules give the value written by `xs[i] = v` the item of the cotangent of
 the list at `i` (`written_item(dxs, i, v, xs_1)`), and the value appended by
 `xs.append(v)` its last item (`last_item(dxs)`). The helpers serve arrays too, whose
 item they sum back to the value's shape. Where the kinds say the updated value is a
-list or dict, and the index a number or a key, the read is the subscript itself
-(`dxs[i]`, `dxs[-1]`), which `ZERO` answers with `ZERO` as the helpers do.
+list or dict, or a vector of floats (whose item is a number, never rounded), and the
+index a number or a key, the read is the subscript itself (`dxs[i]`, `dxs[-1]`), which
+`ZERO` answers with `ZERO` as the helpers do.
 """
 
 from ...runtime import mutation
@@ -14,16 +16,16 @@ from ..syntax import nodes
 
 
 def item_read(node, context):
-    """`written_item(g, i, v, xs)` -> `g[i]` for a list, tuple or dict `xs` and a number or
-    constant key `i`; `last_item(g)` -> `g[-1]`."""
+    """`written_item(g, i, v, xs)` -> `g[i]` for a list, tuple, dict or vector `xs` and a
+    number or constant key `i`; `last_item(g)` -> `g[-1]`."""
     if context.calls(node, mutation.last_item) and len(node.args) == 1:
         return subscript(node.args[0], nodes.constant(-1))
     if not context.calls(node, mutation.written_item) or len(node.args) != 4:
         return None
     g, index, _, updated = node.args
     kind = context.kinds.get(updated.id) if nodes.is_name(updated) else None
-    if not (kinds.is_sequence(kind) or isinstance(kind, kinds.Container)
-            and kind.type is dict) or not is_number(index, context.kinds):
+    if not (kinds.is_sequence(kind) or kinds.is_vector(kind) or isinstance(
+            kind, kinds.Container) and kind.type is dict) or not is_number(index, context.kinds):
         return None
     return subscript(g, index)
 

@@ -220,7 +220,7 @@ class _Lowering:
         running sum is the loop's own buffer), `add(total, value)` otherwise."""
         if kind == kinds.SCALAR:
             return nodes.binop(nodes.name(total), nodes.Add(), value)
-        helper = add_into if kind == kinds.ARRAY else add
+        helper = add_into if kinds.is_array(kind) else add
         return nodes.call(nodes.name(self.bindings.object(helper.__name__, helper)),
                           [nodes.name(total), value])
 
