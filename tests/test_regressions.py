@@ -2122,3 +2122,31 @@ def _alias_updated_read_only_after_itself(x, z):
 def test_a_loop_updating_its_own_state_through_another_name_is_differentiated():
     """The other side: the name updated is the loop's state, bound again each step."""
     check_grads(_alias_updated_read_only_after_itself, (np.array([-0.9, -0.5]), 0.3), order=2)
+
+
+def _copied_then_rotated(a, x):
+    out = x.copy()
+    for i in range(1, len(x)):
+        out[-i] = out[-i] * a + out[(-i + 1) % len(x)]
+    return out @ out
+
+
+def _sorted_by_swaps(a, x):
+    v = np.sin(x * a)
+    for i in range(len(v) - 1):
+        if v[i] > v[i + 1]:
+            v[i], v[i + 1] = v[i + 1], v[i]
+    return np.sum(v * np.arange(len(v)))
+
+
+@pytest.mark.parametrize("fn", [_copied_then_rotated, _sorted_by_swaps])
+def test_a_closures_constant_array_has_its_shape(fn):
+    """Found by programs written elsewhere, false refusals, pre-existing: a function
+    differentiated in some of its arguments (a closure over data) saw its free variables
+    as constants of unknown shape, so `x.copy()` was not known to be an array's copy (it
+    might be `x` itself), nor `np.sin(x * a)`'s items numbers. Free variables and
+    defaults now have the kinds of their values, held constant."""
+    x = np.linspace(0.2, 0.9, 6)
+    closure = (lambda data: lambda a: fn(a, data))(x)
+    check_grads(closure, (0.7,), order=2)
+    check_grads(fn, (0.7, x), order=2)

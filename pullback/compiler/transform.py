@@ -473,14 +473,15 @@ def param_kinds(fn, args, kwargs, active=None, held=False):
       fn: a Python function.
       args, kwargs: the call's arguments.
       active: parameter names that may be active; the other parameters and the
-        free variables are constants. None means all may be.
+        free variables are constants (of the shape of their values). None means all
+        may be.
       held: whether the arrays the running gradient holds constant are constants
         (`runtime.constants`): for a call resolved at run time.
 
     Raises:
       TypeError: when the arguments do not fit `fn`'s signature.
     """
-    values = _bound_values(fn, args, kwargs, active is None)
+    values = _bound_values(fn, args, kwargs)
     result = {}
     for name, value in values.items():
         kind = kinds.of_value(value)
@@ -490,19 +491,18 @@ def param_kinds(fn, args, kwargs, active=None, held=False):
     return result
 
 
-def _bound_values(fn, args, kwargs, with_cells):
-    """The value of each parameter of `fn` called with `args`, `kwargs`, by name, and
-    `with_cells`, of each free variable and each parameter left to its default."""
+def _bound_values(fn, args, kwargs):
+    """The value of each parameter of `fn` called with `args`, `kwargs`, by name, of each
+    free variable, and of each parameter left to its default."""
     code = fn.__code__
     if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and (
             introspection.has_fixed_parameters(fn)):
         values = dict(zip(code.co_varnames, args))
     else:
         values = dict(calls.signature(fn).bind(*args, **kwargs).arguments)
-    if with_cells:
-        values.update(zip(fn.__code__.co_freevars, introspection.cell_values(fn)))
-        for name, default in calls.defaults(fn).items():
-            values.setdefault(name, default)
+    values.update(zip(fn.__code__.co_freevars, introspection.cell_values(fn)))
+    for name, default in calls.defaults(fn).items():
+        values.setdefault(name, default)
     return values
 
 
@@ -517,7 +517,7 @@ def tangent_kinds(fn, args, kwargs, tangents):
     zero.update(name for name, tangent in zip(calls.signature(fn).parameters, tangents[1:])
                 if tangent is ZERO)
     return {name: kinds.of_constant(value) if name in zero else kinds.of_value(value)
-            for name, value in _bound_values(fn, args, kwargs, True).items()}
+            for name, value in _bound_values(fn, args, kwargs).items()}
 
 
 # -- the generated functions, as functions to transform again --------------------------

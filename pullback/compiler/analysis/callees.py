@@ -49,7 +49,7 @@ class Callees:
         """The object a call's `func` refers to, when known before running, else None."""
         if self.is_method(func):
             receiver = self.kind_of(func.value)
-            if kinds.is_array(receiver):
+            if receiver.shape == "array":  # differentiable or not, an array
                 method = getattr(np.ndarray, func.attr, None)
                 if method is None:
                     raise self.error(f"NumPy arrays have no method .{func.attr}",

@@ -217,6 +217,9 @@ class Updates:
             memory.same(target, args[0])
         elif rule is not None and aliases.is_view(fn) and args:
             memory.part(target, args[0])
+        elif rule is not None and aliases.is_copy(fn) and args and self.facts.kind_of(
+                nodes.name(target)).shape == "array":
+            memory.fresh(target)  # a copy of an array holds numbers, not its values
         elif rule is not None and aliases.is_copy(fn) and args:
             memory.copy(target, args[0], args[1:])
         elif rule is not None and aliases.holds_items(fn) and args:

@@ -106,12 +106,16 @@ class _Inliner:
         for var in sorted(self.updated(loop.body) - bound):
             length = self.length_source(loop.body, var, bound, stored - bound)
             if length is None:
-                if self.all_inline(loop.body, var):  # the forward's own list or vector
+                if self.all_inline(loop.body, var, _FORWARD_UPDATES) and self.only_indexed(
+                        loop.body, var):  # the forward's own list or vector
                     loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
                 continue
             lineno = nodes.lineno_of(loop)
             if kinds.is_vector(self.kinds.get(length[0])):
                 self.vectors.add(var)
+                if not self.all_inline(loop.body, var, _UPDATES):  # a slice: a view
+                    self.vectors.discard(var)
+                    continue
             loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
             checks.append(self.check(var, length, lineno))
             updated.append(var)
@@ -298,19 +302,24 @@ class _Inliner:
             out += [nodes.located(s, lineno) for s in self.inline(call, var)]
         return out
 
-    def all_inline(self, statements, var):
-        """Whether `statements` update the forward's own list or vector `var` by writes and
-        appends that can all be written as Python, and read it by its items alone (the
-        alias analysis of the code's derivative would refuse an update in place of a
-        list that the loop's cache holds)."""
-        calls = [call for stmt in _own(statements) if nodes.single_target(stmt) == var
-                 for call in self.chain(stmt.value, var) or ()]
+    def all_inline(self, statements, var, updates):
+        """Whether `statements` update `var` only by calls of `updates` that can all be
+        written as Python."""
+        return all(any(self.bindings.calls(call, f) for f in updates)
+                   and self.inline(call, var) is not None for call in self._calls(statements, var))
+
+    def only_indexed(self, statements, var):
+        """Whether `statements` read `var` only by its items and to update it: the alias
+        analysis of the code's derivative would refuse an update in place of a list or
+        vector that the loop's cache holds."""
         indexed = sum(isinstance(n, nodes.Subscript) and nodes.is_name(n.value, var)
                       for s in statements for n in nodes.walk(s))
-        return all(any(self.bindings.calls(call, f) for f in _FORWARD_UPDATES)
-                   and self.inline(call, var) is not None
-                   for call in calls) and nodes.read_counts(statements)[var] == len(
-            calls) + indexed
+        return nodes.read_counts(statements)[var] == len(self._calls(statements, var)) + indexed
+
+    def _calls(self, statements, var):
+        """The calls of the chains of updates of `var` in `statements`."""
+        return [call for stmt in _own(statements) if nodes.single_target(stmt) == var
+                for call in self.chain(stmt.value, var) or ()]
 
     def inline(self, call, var):
         """The Python statements of one update `call` of the list `var`, or None."""
