@@ -7,10 +7,13 @@ a record."""
 import dataclasses
 import math
 
+import gast
 import numpy as np
 import pytest
 
 import pullback
+from pullback.compiler.optimize import inline_items
+from pullback.compiler.syntax import nodes
 from pullback.runtime import mutation
 from pullback.runtime.cotangents import ZERO
 from pullback.testing import check_grads
@@ -384,3 +387,32 @@ def test_arrayed_makes_an_array():
     own = np.zeros(2)
     assert mutation.arrayed(own, x) is own
     assert np.array_equal(mutation.arrayed(ZERO, x), np.zeros(2))
+
+
+def test_a_list_no_step_resizes_is_made_a_list_once_before_the_loop():
+    """No step resizes the list, so the list before the forward's loop has the length of
+    every version: the pullback makes the cotangent a list (or an array) once, before its
+    loop, and the loop's cache no longer holds the list; then the forward writes into
+    its own vector in Python. A loop nested in another keeps the check in its steps (a
+    pullback defined in a loop would read the names the loop binds again), as does a list
+    appended to (its length changes)."""
+    x = np.linspace(0.2, 0.9, 6)
+    text = pullback.source(filled_vector, 0.7, x)
+    assert "dxs_2 = arrayed(dxs_2, xs_1)\n        for " in text
+    assert "xs_2[t_plus_1] = plus" in text and ", xs_2))" not in text
+    text = pullback.source(nested, 0.4)
+    assert "in reversed(loop_body_1_cache):\n                dxs_3 = listed(dxs_3, xs_3)" in text
+    text = pullback.source(appended_and_unused, 0.4)
+    assert "in reversed(loop_body_cache):\n            dxs_1 = listed(dxs_1, xs_2)" in text
+    check_grads(nested, (0.4,), order=3)
+
+
+def test_values_the_pullbacks_loop_no_longer_reads_are_not_cached():
+    """`_unread_dropped`: the positions the loop over the cache does not read are dropped
+    from its target and from the tuple the forward appends, both of one length."""
+    code = ("cache = []\nfor t in r:\n    v = t * 2.0\n    cache.append((t, v, w))\n"
+            "def pb(g):\n    for t, v, w in reversed(cache):\n        g = g * v\n    return g\n")
+    tree = gast.parse(code)
+    out = inline_items._unread_dropped(tree.body)
+    text = nodes.unparse(nodes.module(out))
+    assert "cache.append((v,))" in text and "for v, in reversed(cache)" in text

@@ -49,7 +49,10 @@ def write_inline(statements, bindings, kinds_of):
     """`statements` (a generated forward function's body, after `in_place_lists`) with the
     item reads and updates of each list cotangent that a loop's pullback updates in place
     written as Python (see the module docstring); `kinds_of` gives the kinds of the
-    variables."""
+    variables. A second pass writes the forward's updates of the lists that the loops'
+    caches no longer hold (`_unread_dropped`) as Python too."""
+    statements = _Inliner(bindings, kinds_of, nodes.module(list(statements))).block(statements)
+    statements = _unread_dropped(statements)
     return _Inliner(bindings, kinds_of, nodes.module(list(statements))).block(statements)
 
 
@@ -63,17 +66,25 @@ class _Inliner:
         self.loads = nodes.read_counts(root)
         self.update_names = {bindings.name_of(f) for f in _UPDATES} - {None}
         self.vectors = set()  # the cotangents of vectors, which hold floats, not `ZERO`
+        self.stores = collections.Counter(n for s in nodes.walk(root) for n in (
+            nodes.stores(s) if isinstance(s, gast.stmt) else ()))
+        self.in_loop = 0  # how many loops the statements being rewritten are in
+        self.initial = {}  # a loop's cache -> {a list the loop updates: its value before}
 
     def block(self, statements):
         """`statements` rewritten, the loops nested in a loop before it."""
         out = []
         for stmt in statements:
             if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef)):
+                looped = not isinstance(stmt, nodes.FunctionDef)
+                self.in_loop += looped
                 stmt = nodes.replaced(stmt, body=self.block(stmt.body))
+                self.in_loop -= looped
                 if isinstance(stmt, nodes.For):
-                    stmt, updated = self.loop(stmt)
+                    self.note_initial(stmt, out)
+                    stmt, updated, before = self.loop(stmt)
                     out += [self.copy(var, nodes.lineno_of(stmt)) for var in updated
-                            if not self.copied_last(var, out)]
+                            if not self.copied_last(var, out)] + before
             elif isinstance(stmt, (nodes.If, nodes.Try)):
                 stmt = nodes.with_blocks(stmt, self.block)
             else:
@@ -102,13 +113,15 @@ class _Inliner:
             loop = nodes.replaced(loop, body=_renamed(loop.body, renames))
         bound = nodes.stores(loop.target)
         stored = set().union(*(nodes.stores(s) for s in _own(loop.body)))
-        checks, updated = [], []
+        checks, updated, before = [], [], []
         for var in sorted(self.updated(loop.body) - bound):
             length = self.length_source(loop.body, var, bound, stored - bound)
             if length is None:
                 if self.all_inline(loop.body, var, _FORWARD_UPDATES) and self.only_indexed(
                         loop.body, var):  # the forward's own list or vector
                     loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
+                continue
+            if not self.only_indexed(loop.body, var):  # a helper reads it, maybe a view
                 continue
             lineno = nodes.lineno_of(loop)
             if kinds.is_vector(self.kinds.get(length[0])):
@@ -117,11 +130,48 @@ class _Inliner:
                     self.vectors.discard(var)
                     continue
             loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
-            checks.append(self.check(var, length, lineno))
+            initial = self.initial_of(loop, var, length)
+            if initial is not None:
+                before.append(self.check(var, (initial, 0), lineno))
+            else:
+                checks.append(self.check(var, length, lineno))
             updated.append(var)
         if not checks:
-            return loop, updated
-        return nodes.replaced(loop, body=checks + _renamed(loop.body, {})), updated
+            return loop, updated, before
+        return nodes.replaced(loop, body=checks + _renamed(loop.body, {})), updated, before
+
+    def note_initial(self, loop, out):
+        """For a loop of the function's own body (in no loop, so that a pullback defined
+        after it reads the names it reads as they are now) that appends its steps' values
+        to a cache (`cache.append((..., xs_2, ...))`): `{xs_2: xs_1}` for each list it
+        caches that it made its own before it, `xs_2 = copied(xs_1)`, `xs_1` being bound
+        once in the function."""
+        cache = _cache_appended(loop.body)
+        if cache is None or self.in_loop:
+            return
+        cached, found = cache[1], {}
+        for stmt in reversed(out):
+            var = nodes.single_target(stmt)
+            if var in cached and var not in found and self.bindings.calls(
+                    stmt.value, mutation.copied) and nodes.is_name(stmt.value.args[0]) and (
+                    self.stores[stmt.value.args[0].id] == 1):
+                found[var] = stmt.value.args[0].id
+        self.initial[cache[0]] = found
+
+    def initial_of(self, loop, var, length):
+        """The list whose length `var`'s check (`listed`, `arrayed`) may read before the
+        pullback's loop `loop` rather than at each step: the value before the forward
+        loop of the list `x` it caches (`note_initial`), when no step resizes `var`, so
+        that every version of `x` has that length; else None."""
+        x, removed = length
+        iterated = loop.iter
+        if removed or self.in_loop or not (
+                isinstance(iterated, nodes.Call) and nodes.is_name(iterated.func, "reversed")
+                and len(iterated.args) == 1 and nodes.is_name(iterated.args[0])):
+            return None
+        if any(self.resizes(stmt, var) for stmt in _own(loop.body)):
+            return None
+        return self.initial.get(iterated.args[0].id, {}).get(x)
 
     def copied_last(self, var, statements):
         """Whether the last of `statements` to assign `var` assigns it a copy (`copied`)."""
@@ -311,10 +361,14 @@ class _Inliner:
     def only_indexed(self, statements, var):
         """Whether `statements` read `var` only by its items and to update it: the alias
         analysis of the code's derivative would refuse an update in place of a list or
-        vector that the loop's cache holds."""
-        indexed = sum(isinstance(n, nodes.Subscript) and nodes.is_name(n.value, var)
-                      for s in statements for n in nodes.walk(s))
-        return nodes.read_counts(statements)[var] == len(self._calls(statements, var)) + indexed
+        vector that the loop's cache holds, or that a helper reads (`written_item` may
+        return a view of an array)."""
+        indexed = sum((isinstance(n, nodes.Subscript) and nodes.is_name(n.value, var)) or (
+            self.bindings.calls(n, mutation.item_of) and nodes.is_name(n.args[0], var)
+            and is_number(n.args[1], self.kinds)) for s in statements for n in nodes.walk(s))
+        chains = sum(nodes.single_target(stmt) == var and self.chain(stmt.value, var) is not None
+                     for stmt in _own(statements))
+        return nodes.read_counts(statements)[var] == chains + indexed
 
     def _calls(self, statements, var):
         """The calls of the chains of updates of `var` in `statements`."""
@@ -325,8 +379,7 @@ class _Inliner:
         """The Python statements of one update `call` of the list `var`, or None."""
         kind = self.kinds.get(var)
         if self.bindings.calls(call, mutation.with_item_into) and len(call.args) == 3 and (
-                kinds.is_vector(kind) or kinds.sequence_type(kind) is list
-                and is_number(call.args[1], self.kinds)):
+                kinds.is_vector(kind)):
             return [_set_item(var, call.args[1], nodes.clone(call.args[2]))]
         if self.bindings.calls(call, mutation.appended_into) and len(call.args) == 2 and (
                 kinds.sequence_type(kind) is list):
@@ -364,6 +417,71 @@ class _Inliner:
         helper = nodes.name(self.bindings.object("listed", mutation.listed))
         args = [nodes.name(var), nodes.name(x)] + ([nodes.constant(removed)] if removed else [])
         return nodes.assign(var, nodes.call(helper, args), lineno)
+
+
+def _cache_appended(body):
+    """`(cache, names)` for a loop body whose own statements append a tuple of names to
+    `cache` (`cache.append((a, b, ...))`), else None."""
+    for stmt in _own(body):
+        value = stmt.value if isinstance(stmt, nodes.Expr) else None
+        if isinstance(value, nodes.Call) and isinstance(value.func, nodes.Attribute) and (
+                value.func.attr == "append" and nodes.is_name(value.func.value)
+                and len(value.args) == 1 and isinstance(value.args[0], nodes.Tuple)
+                and all(nodes.is_name(e) for e in value.args[0].elts)):
+            return value.func.value.id, [e.id for e in value.args[0].elts]
+    return None
+
+
+def _unread_dropped(statements):
+    """`statements` without the values a loop caches (`cache.append((..., v, ...))`) that
+    its pullback's loop over the cache (`for ..., v, ... in reversed(cache)`) no longer
+    reads: the cache is read by those two alone, at the top of one function."""
+    loads = nodes.read_counts(nodes.module(list(statements)))
+    unread = {}
+    for node in nodes.walk(nodes.module(list(statements))):
+        iterated = node.iter if isinstance(node, nodes.For) else None
+        if not (isinstance(iterated, nodes.Call) and nodes.is_name(iterated.func, "reversed")
+                and len(iterated.args) == 1 and nodes.is_name(iterated.args[0])
+                and isinstance(node.target, nodes.Tuple)
+                and all(nodes.is_name(e) for e in node.target.elts)):
+            continue
+        read = nodes.read_counts(nodes.module(list(node.body)))
+        names = [e.id for e in node.target.elts]
+        dropped = {i for i, n in enumerate(names) if not read[n]}
+        if dropped and len(dropped) < len(names) and loads[iterated.args[0].id] == 2:
+            unread[iterated.args[0].id] = (len(names), dropped)
+    return _dropping(statements, unread) if unread else statements
+
+
+def _dropping(statements, unread):
+    """`statements` with the positions `unread` maps each cache to (with the length of
+    its tuples) dropped from the tuples appended to the cache and from the targets of
+    the loops over it."""
+    out = []
+    for stmt in statements:
+        if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef)):
+            stmt = nodes.replaced(stmt, body=_dropping(stmt.body, unread))
+            if isinstance(stmt, nodes.For) and nodes.is_name(getattr(stmt.iter, "func", None),
+                                                             "reversed"):
+                cache = getattr(stmt.iter.args[0], "id", None)
+                stmt = nodes.replaced(stmt, target=_without(stmt.target, unread.get(cache)))
+        elif isinstance(stmt, (nodes.If, nodes.Try)):
+            stmt = nodes.with_blocks(stmt, lambda block: _dropping(block, unread))
+        elif isinstance(stmt, nodes.Expr) and _cache_appended([stmt]):
+            dropped = unread.get(_cache_appended([stmt])[0])
+            stmt = nodes.replaced(stmt, value=nodes.replaced(stmt.value, args=[
+                _without(stmt.value.args[0], dropped)]))
+        out.append(stmt)
+    return out
+
+
+def _without(display, dropped):
+    """The tuple display or target `display` without the items at the positions of
+    `dropped`, `(length, positions)`, when it has `length` items."""
+    if dropped is None or len(getattr(display, "elts", ())) != dropped[0]:
+        return display
+    return nodes.replaced(display, elts=[e for i, e in enumerate(display.elts)
+                                         if i not in dropped[1]])
 
 
 def _renamed(statements, renames):
