@@ -30,8 +30,17 @@ list, and is read as `d`.
 The code's own derivative transforms these updates as a user's, so its alias analysis
 must see that the list is the loop's own and that its items are not views of it: a
 copy before the loop (`copied`, unless one is there), `listed`'s result kind a list
-(an item read from it keeps its value when another item is written), and no `d, dt =
-(d, ZERO)` passing `d` to itself beside another value.
+(an item read from it keeps its value when another item is written), no `d, dt =
+(d, ZERO)` passing `d` to itself beside another value, and nothing but subscripts and
+its updates reading `d` in the step (a helper may return a view).
+
+A vector of floats (`kinds.VECTOR`) is updated the same way, made an array by
+`arrayed`, its items zeroed by `d[i] = 0.0` and read as Python numbers
+(`d.item(i)`). Where no step resizes the list, the check is made once before the
+pullback's loop, from the list the forward's loop started from, which the cache then
+no longer holds (`_unread_dropped`); the forward's own updates of a vector (and
+appends to a list) are then written as Python too, where its loop reads it by its
+items alone.
 """
 
 import collections
@@ -164,14 +173,11 @@ class _Inliner:
         loop of the list `x` it caches (`note_initial`), when no step resizes `var`, so
         that every version of `x` has that length; else None."""
         x, removed = length
-        iterated = loop.iter
-        if removed or self.in_loop or not (
-                isinstance(iterated, nodes.Call) and nodes.is_name(iterated.func, "reversed")
-                and len(iterated.args) == 1 and nodes.is_name(iterated.args[0])):
+        cache = _cache_iterated(loop)
+        if removed or self.in_loop or cache is None or any(
+                self.resizes(stmt, var) for stmt in _own(loop.body)):
             return None
-        if any(self.resizes(stmt, var) for stmt in _own(loop.body)):
-            return None
-        return self.initial.get(iterated.args[0].id, {}).get(x)
+        return self.initial.get(cache, {}).get(x)
 
     def copied_last(self, var, statements):
         """Whether the last of `statements` to assign `var` assigns it a copy (`copied`)."""
@@ -432,6 +438,16 @@ def _cache_appended(body):
     return None
 
 
+def _cache_iterated(stmt):
+    """The name of the cache a pullback's loop `stmt` iterates over (`for ... in
+    reversed(cache)`), else None."""
+    iterated = stmt.iter if isinstance(stmt, nodes.For) else None
+    if isinstance(iterated, nodes.Call) and nodes.is_name(iterated.func, "reversed") and len(
+            iterated.args) == 1 and nodes.is_name(iterated.args[0]):
+        return iterated.args[0].id
+    return None
+
+
 def _unread_dropped(statements):
     """`statements` without the values a loop caches (`cache.append((..., v, ...))`) that
     its pullback's loop over the cache (`for ..., v, ... in reversed(cache)`) no longer
@@ -439,17 +455,15 @@ def _unread_dropped(statements):
     loads = nodes.read_counts(nodes.module(list(statements)))
     unread = {}
     for node in nodes.walk(nodes.module(list(statements))):
-        iterated = node.iter if isinstance(node, nodes.For) else None
-        if not (isinstance(iterated, nodes.Call) and nodes.is_name(iterated.func, "reversed")
-                and len(iterated.args) == 1 and nodes.is_name(iterated.args[0])
-                and isinstance(node.target, nodes.Tuple)
-                and all(nodes.is_name(e) for e in node.target.elts)):
+        cache = _cache_iterated(node)
+        if cache is None or not (isinstance(node.target, nodes.Tuple) and all(
+                nodes.is_name(e) for e in node.target.elts)):
             continue
         read = nodes.read_counts(nodes.module(list(node.body)))
         names = [e.id for e in node.target.elts]
         dropped = {i for i, n in enumerate(names) if not read[n]}
-        if dropped and len(dropped) < len(names) and loads[iterated.args[0].id] == 2:
-            unread[iterated.args[0].id] = (len(names), dropped)
+        if dropped and len(dropped) < len(names) and loads[cache] == 2:
+            unread[cache] = (len(names), dropped)
     return _dropping(statements, unread) if unread else statements
 
 
@@ -461,9 +475,8 @@ def _dropping(statements, unread):
     for stmt in statements:
         if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef)):
             stmt = nodes.replaced(stmt, body=_dropping(stmt.body, unread))
-            if isinstance(stmt, nodes.For) and nodes.is_name(getattr(stmt.iter, "func", None),
-                                                             "reversed"):
-                cache = getattr(stmt.iter.args[0], "id", None)
+            cache = _cache_iterated(stmt)
+            if cache is not None:
                 stmt = nodes.replaced(stmt, target=_without(stmt.target, unread.get(cache)))
         elif isinstance(stmt, (nodes.If, nodes.Try)):
             stmt = nodes.with_blocks(stmt, lambda block: _dropping(block, unread))
