@@ -353,7 +353,22 @@ def ints_written_with_floats(a, x):
     return np.sum(out ** 2)
 
 
-VECTORS = [filled_vector, vector_in_branches, vector_read_whole, ints_written_with_floats]
+def closure_over_a_record(a, x):
+    """A closure over a record holding a vector gives each step's value, in a branch."""
+    p = Step(a, 0.1)
+    coefficients = x * 1.0
+
+    def step(v, i):
+        return p.w * v + math.sin(coefficients[i] * p.b) if v < 1.0 else v * 0.5
+
+    out = np.zeros(len(x))
+    for i in range(1, len(x)):
+        out[i] = step(out[i - 1], i)
+    return np.sum(out ** 2)
+
+
+VECTORS = [filled_vector, vector_in_branches, vector_read_whole, ints_written_with_floats,
+           closure_over_a_record]
 
 
 @pytest.mark.parametrize("fn", VECTORS, ids=[f.__name__ for f in VECTORS])

@@ -368,8 +368,7 @@ class Interpreter:
         if not receiver.active:
             known = receiver.shape == "array" and getattr(np.ndarray, value.attr, None)
             result = known and registry.constant_result(known)
-            self.kinds[target] = result if isinstance(result, kinds.Kind | kinds.Items) else (
-                kinds.CONST)
+            self.kinds[target] = result if result and not callable(result) else kinds.CONST
             return None
         if kinds.is_array(receiver):
             if not hasattr(np.ndarray, value.attr):
@@ -406,10 +405,7 @@ class Interpreter:
         vector at a slice, else (an array of indices) an array."""
         if isinstance(index, nodes.Slice):
             return vector
-        number = type(index.value) is int if isinstance(index, nodes.Constant) else (
-            nodes.is_name(index) and self.kind_of(index).shape == "scalar"
-            and not self.kind_of(index).active)
-        if number:
+        if self.updates.by_numbers(index):
             return kinds.element(vector)
         return kinds.vector_or_array(vector.active, None)
 

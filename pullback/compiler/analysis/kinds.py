@@ -32,7 +32,7 @@ class Kind:
     name: str
     active: bool
     shape: str
-    rank: int = None
+    rank: int | None = None
 
     def __repr__(self):
         return self.name

@@ -134,10 +134,9 @@ class _Inliner:
                 continue
             lineno = nodes.lineno_of(loop)
             if kinds.is_vector(self.kinds.get(length[0])):
-                self.vectors.add(var)
                 if not self.all_inline(loop.body, var, _UPDATES):  # a slice: a view
-                    self.vectors.discard(var)
                     continue
+                self.vectors.add(var)
             loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
             initial = self.initial_of(loop, var, length)
             if initial is not None:
@@ -158,13 +157,14 @@ class _Inliner:
         cache = _cache_appended(loop.body)
         if cache is None or self.in_loop:
             return
-        cached, found = cache[1], {}
+        found, seen = {}, set()
         for stmt in reversed(out):
-            var = nodes.single_target(stmt)
-            if var in cached and var not in found and self.bindings.calls(
-                    stmt.value, mutation.copied) and nodes.is_name(stmt.value.args[0]) and (
-                    self.stores[stmt.value.args[0].id] == 1):
-                found[var] = stmt.value.args[0].id
+            for var in (nodes.stores(stmt) & set(cache[1])) - seen:  # its last assignment
+                seen.add(var)
+                source = stmt.value.args[0] if nodes.single_target(stmt) == var and (
+                    self.bindings.calls(stmt.value, mutation.copied)) else None
+                if nodes.is_name(source) and self.stores[source.id] == 1:
+                    found[var] = source.id
         self.initial[cache[0]] = found
 
     def initial_of(self, loop, var, length):
@@ -480,10 +480,9 @@ def _dropping(statements, unread):
                 stmt = nodes.replaced(stmt, target=_without(stmt.target, unread.get(cache)))
         elif isinstance(stmt, (nodes.If, nodes.Try)):
             stmt = nodes.with_blocks(stmt, lambda block: _dropping(block, unread))
-        elif isinstance(stmt, nodes.Expr) and _cache_appended([stmt]):
-            dropped = unread.get(_cache_appended([stmt])[0])
+        elif (appended := _cache_appended([stmt])) is not None:
             stmt = nodes.replaced(stmt, value=nodes.replaced(stmt.value, args=[
-                _without(stmt.value.args[0], dropped)]))
+                _without(stmt.value.args[0], unread.get(appended[0]))]))
         out.append(stmt)
     return out
 
