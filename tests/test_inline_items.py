@@ -431,3 +431,32 @@ def test_values_the_pullbacks_loop_no_longer_reads_are_not_cached():
     out = inline_items._unread_dropped(tree.body)
     text = nodes.unparse(nodes.module(out))
     assert "cache.append((v,))" in text and "for v, in reversed(cache)" in text
+
+
+def products_of_neighbours(a, x):
+    w = np.where(x * a > 0.4, x * a, -x * a)  # an array of unknown rank to the kinds
+    out = np.zeros_like(w)
+    for i in range(len(w)):
+        out[i] = w[i] * w[i - 1]
+    return np.sum(out)
+
+
+def rows_of_a_table(a, table):
+    total = 0.0
+    for i in range(1, table.shape[0]):
+        total = total + np.sum(np.tanh(table[i] * a) * table[i - 1])
+    return total
+
+
+@pytest.mark.parametrize("fn, args", [
+    (products_of_neighbours, (0.7, np.linspace(0.2, 0.9, 6))),
+    (rows_of_a_table, (0.7, np.arange(12.0).reshape(4, 3) / 10)),
+])
+def test_a_free_array_read_by_index_has_its_cotangent_summed_in_place(fn, args):
+    """As a list's: the running sum of the cotangent of an array the loop reads items or
+    rows of adds them at their places (`add_at_into`), not an array of the whole's shape
+    made and added at every step. Orders 1 to 3 against finite differences."""
+    text = pullback.source(fn, *args)
+    assert "add_at_into(d" in text and "unindex_all(" not in text.split("def loop_pb")[1]
+    check_grads(fn, args, order=2)
+    check_grads(lambda a: fn(a, args[1]), (args[0],), order=3)

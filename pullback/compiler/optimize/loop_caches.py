@@ -226,10 +226,10 @@ class _Lowering:
 
     def scatter(self, body, kind, value, others):
         """The statement of `body` defining the name `value`, the step's cotangent of a
-        list or dict it reads items of, as `unindex_all(gs, xs, indices)` or
+        list, dict or array it reads items of, as `unindex_all(gs, xs, indices)` or
         `unindex(g, xs, index)`, when nothing else (nor `others`) reads it; else None."""
-        if not nodes.is_name(value) or not (kinds.is_sequence(kind) or isinstance(
-                kind, kinds.Container) and kind.type is dict):
+        if not nodes.is_name(value) or not (kinds.is_sequence(kind) or kinds.is_array(
+                kind) or isinstance(kind, kinds.Container) and kind.type is dict):
             return None
         found = [s for s in body if nodes.single_target(s) == value.id]
         if len(found) != 1 or not any(self.bindings.calls(found[0].value, f) for f in (
