@@ -12,9 +12,11 @@ import numpy as np
 import pytest
 
 import pullback
+from pullback.compiler.bindings import Bindings
 from pullback.compiler.optimize import inline_items
 from pullback.compiler.syntax import nodes
-from pullback.runtime import mutation
+from pullback.compiler.syntax.naming import Namer
+from pullback.runtime import mutation, structures
 from pullback.runtime.cotangents import ZERO
 from pullback.testing import check_grads
 
@@ -221,10 +223,13 @@ def test_a_removal_in_one_branch_is_made_in_place():
 
 
 def test_a_zero_cotangent_of_a_list_items_were_removed_from_is_made_of_its_length():
-    """The cotangent as the step starts is that of the list after its append: one item
-    more than the version the step reads before it."""
+    """The cotangent that comes into the pullback's loop is that of the list at the end
+    of the forward's loop, whose length is taken right after it (`xs_2_end`); the
+    pullback's loop removes its items in Python (`dxs_1.pop()`)."""
     text = pullback.source(appended_and_unused, 0.6)
-    assert "dxs_1 = listed(dxs_1, xs_2)" in text  # the version after the append
+    assert "    xs_2_end = list_version(xs_2)\n" in text
+    assert "dxs_1 = listed(dxs_1, xs_2_end)\n        for " in text
+    assert "dxs_1.pop()\n" in text and "unappended_into(" not in text
     check_grads(appended_and_unused, (0.6,), order=3)
 
     def appended_before_its_read(a, n=4):
@@ -234,7 +239,8 @@ def test_a_zero_cotangent_of_a_list_items_were_removed_from_is_made_of_its_lengt
         return 0.0 * xs[0] + a
 
     text = pullback.source(appended_before_its_read, 0.6)
-    assert "dxs_1 = listed(dxs_1, xs_1, 1)" in text
+    assert "dxs_1 = listed(dxs_1, xs_1_end)" in text and "list_version(xs_1)\n" in text
+    assert "xs_1.append(" in text and "xs_1_version" not in text  # no step's version
     check_grads(appended_before_its_read, (0.6,), order=2)
 
 
@@ -404,33 +410,39 @@ def test_arrayed_makes_an_array():
     assert np.array_equal(mutation.arrayed(ZERO, x), np.zeros(2))
 
 
-def test_a_list_no_step_resizes_is_made_a_list_once_before_the_loop():
-    """No step resizes the list, so the list before the forward's loop has the length of
-    every version: the pullback makes the cotangent a list (or an array) once, before its
-    loop, and the loop's cache no longer holds the list; then the forward writes into
-    its own vector in Python. A loop nested in another keeps the check in its steps (a
-    pullback defined in a loop would read the names the loop binds again), as does a list
-    appended to (its length changes)."""
+def test_a_lists_cotangent_is_made_a_list_once_before_the_loop():
+    """The cotangent that comes into the pullback's loop is that of the list at the end
+    of the forward's loop: the pullback makes it a list (or an array) once, before its
+    loop, of the length of that list, taken right after the forward's loop (`xs_2_end`),
+    and the loop's cache no longer holds the list; then the forward writes into its own
+    vector in Python. So too for a loop in the body of another (a function of its own,
+    called at each step) and for a list appended to, whose length changes."""
     x = np.linspace(0.2, 0.9, 6)
     text = pullback.source(filled_vector, 0.7, x)
-    assert "dxs_2 = arrayed(dxs_2, xs_1)\n        for " in text
+    assert "dxs_2 = arrayed(dxs_2, xs_2_end)\n        for " in text
     assert "xs_2[t_plus_1] = plus" in text and ", xs_2))" not in text
     text = pullback.source(nested, 0.4)
-    assert "in reversed(loop_body_1_cache):\n                dxs_3 = listed(dxs_3, xs_3)" in text
+    assert "dxs_3 = listed(dxs_3, xs_3_end)\n            for " in text
     text = pullback.source(appended_and_unused, 0.4)
-    assert "in reversed(loop_body_cache):\n            dxs_1 = listed(dxs_1, xs_2)" in text
+    assert "dxs_1 = listed(dxs_1, xs_2_end)\n        for " in text
     check_grads(nested, (0.4,), order=3)
 
 
 def test_values_the_pullbacks_loop_no_longer_reads_are_not_cached():
     """`_unread_dropped`: the positions the loop over the cache does not read are dropped
-    from its target and from the tuple the forward appends, both of one length."""
-    code = ("cache = []\nfor t in r:\n    v = t * 2.0\n    cache.append((t, v, w))\n"
+    from its target and from the tuple the forward appends, both of one length; a
+    version of a list that nothing reads then is not taken."""
+    bindings = Bindings(Namer(), test_values_the_pullbacks_loop_no_longer_reads_are_not_cached
+                        .__code__, {})
+    bindings.object("list_version", structures.list_version)
+    code = ("cache = []\nfor t in r:\n    v = t * 2.0\n    w = list_version(xs)\n"
+            "    cache.append((t, v, w))\n"
             "def pb(g):\n    for t, v, w in reversed(cache):\n        g = g * v\n    return g\n")
     tree = gast.parse(code)
-    out = inline_items._unread_dropped(tree.body)
+    out = inline_items._unread_dropped(tree.body, bindings)
     text = nodes.unparse(nodes.module(out))
     assert "cache.append((v,))" in text and "for v, in reversed(cache)" in text
+    assert "list_version" not in text
 
 
 def products_of_neighbours(a, x):

@@ -98,6 +98,8 @@ def spread(g, items):
         return ZERO
     if isinstance(items, np.ndarray):
         return np.broadcast_to(g, np.shape(items))
+    if type(g) is float and type(items) in (list, tuple):  # then the items are numbers
+        return like_items([g] * len(items), items)
     return like_items([unbroadcast(g, item) for item in items], items)
 
 

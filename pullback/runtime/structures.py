@@ -63,8 +63,12 @@ def unindex(g, x, index):
     if isinstance(x, _SEQUENCES):
         items = [ZERO] * len(x)
         if isinstance(index, slice):
-            for i, gi in zip(range(*index.indices(len(x))), g):
-                items[i] = gi
+            places = range(*index.indices(len(x)))
+            if len(places) == len(g):
+                items[index] = g  # keeps the length
+            else:
+                for i, gi in zip(places, g):
+                    items[i] = gi
         else:
             items[index] = g
         return tuple(items) if isinstance(x, tuple) else items

@@ -44,6 +44,7 @@ class Updates:
         self.continuing = []  # the states of the exits that go on to the next iteration
         self.loop_results = {}
         self.call_results = {}
+        self.pops = set()  # the pairs `popped(xs)` makes: the list updated, and its item
         self.statement_updates = []  # updates in place the statement being read makes
         self.loop_reads = {}  # loop body -> the variables it reads
         self.guarded = True  # whether the code generated checks `guards` (see is_number_item)
@@ -98,6 +99,12 @@ class Updates:
             for name, (own, held) in zip(state, self.loop_results[value.id]):
                 memory.reaching(name.id, own, held)
             return
+        if isinstance(target, nodes.Tuple) and value.id in self.pops:
+            updated, *items = target.elts  # `xs_1, value = popped`
+            memory.same(updated.id, value.id)
+            for name in items:
+                memory.item(name.id, value.id)
+            return
         if isinstance(target, nodes.Tuple):
             share = memory.item if self.is_container(value) else memory.part
             for name in target.elts:
@@ -115,6 +122,8 @@ class Updates:
             stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
             memory.update(_update(stmt, before), target.id, stored,
                           getattr(stmt, "written_back", ()))
+            if getattr(value, "helper", None) is mutation.popped:
+                self.pops.add(target.id)  # the list itself, and an item it held
             self.guard_written_back(stmt)
         elif self.facts.kind_of(target).shape != "scalar":
             self.track_value(target.id, value)

@@ -23,9 +23,9 @@ An item's cotangent is a number or `ZERO`, which `+` adds as `add` would, so an 
 is added to by `+` only when the kinds say the list holds numbers; the index must be a
 number (a slice would resize the list). The length for `listed` comes from the list
 whose cotangent `d` is (the third argument of `add_at_into`), bound as the step starts,
-and the items the step removed before that update (`unappended_into`, which stays a
-call). A version the step makes of `d` (`dxs_3 = add_at_into(dxs_2, ...)`) is the same
-list, and is read as `d`.
+and the items the step removed before that update (`unappended_into`, written
+`d.pop()`). A version the step makes of `d` (`dxs_3 = add_at_into(dxs_2, ...)`) is the
+same list, and is read as `d`.
 
 The code's own derivative transforms these updates as a user's, so its alias analysis
 must see that the list is the loop's own and that its items are not views of it: a
@@ -36,11 +36,14 @@ its updates reading `d` in the step (a helper may return a view).
 
 A vector of floats (`kinds.VECTOR`) is updated the same way, made an array by
 `arrayed`, its items zeroed by `d[i] = 0.0` and read as Python numbers
-(`d.item(i)`). Where no step resizes the list, the check is made once before the
-pullback's loop, from the list the forward's loop started from, which the cache then
-no longer holds (`_unread_dropped`); the forward's own updates of a vector (and
-appends to a list) are then written as Python too, where its loop reads it by its
-items alone.
+(`d.item(i)`). The check leaves a list as it is, and the updates keep it one, so only
+the first step's check can change anything: where the forward's loop and the
+pullback's are each in no loop, it is made once, before the pullback's loop, from the
+length of the list at the end of the forward's loop, taken right after it
+(`xs_2_end = list_version(xs_2)`), whether or not the steps resize it. The cache then
+no longer holds the list or its versions (`_unread_dropped`), and the forward's own
+updates of a vector (and appends to a list) are written as Python too, where its loop
+reads it by its items alone.
 """
 
 import collections
@@ -54,31 +57,36 @@ from ..syntax import nodes
 from .items import is_number, subscript
 
 
-def write_inline(statements, bindings, kinds_of):
+def write_inline(statements, bindings, namer, kinds_of):
     """`statements` (a generated forward function's body, after `in_place_lists`) with the
     item reads and updates of each list cotangent that a loop's pullback updates in place
     written as Python (see the module docstring); `kinds_of` gives the kinds of the
-    variables. A second pass writes the forward's updates of the lists that the loops'
-    caches no longer hold (`_unread_dropped`) as Python too."""
-    statements = _Inliner(bindings, kinds_of, nodes.module(list(statements))).block(statements)
-    statements = _unread_dropped(statements)
-    return _Inliner(bindings, kinds_of, nodes.module(list(statements))).block(statements)
+    variables, `namer` new names. A second pass writes the forward's updates of the
+    lists that the loops' caches no longer hold (`_unread_dropped`) as Python too."""
+    for _ in range(2):
+        inliner = _Inliner(bindings, namer, kinds_of, nodes.module(list(statements)))
+        statements = _with_ends(inliner.block(statements), inliner.ends)
+        statements = _unread_dropped(statements, bindings)
+    return statements
 
 
 class _Inliner:
     """The rewrite of one generated function, `root`: `update_names` are the generated
     names of the updates in place it writes as Python."""
 
-    def __init__(self, bindings, kinds_of, root):
+    def __init__(self, bindings, namer, kinds_of, root):
         self.bindings = bindings
+        self.namer = namer
         self.kinds = kinds_of
         self.loads = nodes.read_counts(root)
         self.update_names = {bindings.name_of(f) for f in _UPDATES} - {None}
         self.vectors = set()  # the cotangents of vectors, which hold floats, not `ZERO`
+        self.checked = set()  # the cotangents made lists or arrays (`check`) before an update
         self.stores = collections.Counter(n for s in nodes.walk(root) for n in (
             nodes.stores(s) if isinstance(s, gast.stmt) else ()))
         self.in_loop = 0  # how many loops the statements being rewritten are in
-        self.initial = {}  # a loop's cache -> {a list the loop updates: its value before}
+        self.forward = {}  # a loop's cache -> the lists whose lengths it holds (`note_forward`)
+        self.ends = {}  # a loop's cache -> {a list: `xs_1_end = list_version(xs_1)`}
 
     def block(self, statements):
         """`statements` rewritten, the loops nested in a loop before it."""
@@ -90,7 +98,7 @@ class _Inliner:
                 stmt = nodes.replaced(stmt, body=self.block(stmt.body))
                 self.in_loop -= looped
                 if isinstance(stmt, nodes.For):
-                    self.note_initial(stmt, out)
+                    self.note_forward(stmt)
                     stmt, updated, before = self.loop(stmt)
                     out += [self.copy(var, nodes.lineno_of(stmt)) for var in updated
                             if not self.copied_last(var, out)] + before
@@ -137,10 +145,11 @@ class _Inliner:
                 if not self.all_inline(loop.body, var, _UPDATES):  # a slice: a view
                     continue
                 self.vectors.add(var)
+            self.checked.add(var)
             loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
-            initial = self.initial_of(loop, var, length)
-            if initial is not None:
-                before.append(self.check(var, (initial, 0), lineno))
+            end = self.end_of(loop, length)
+            if end is not None:
+                before.append(self.check(var, (end, 0), lineno))
             else:
                 checks.append(self.check(var, length, lineno))
             updated.append(var)
@@ -148,36 +157,40 @@ class _Inliner:
             return loop, updated, before
         return nodes.replaced(loop, body=checks + _renamed(loop.body, {})), updated, before
 
-    def note_initial(self, loop, out):
+    def note_forward(self, loop):
         """For a loop of the function's own body (in no loop, so that a pullback defined
         after it reads the names it reads as they are now) that appends its steps' values
-        to a cache (`cache.append((..., xs_2, ...))`): `{xs_2: xs_1}` for each list it
-        caches that it made its own before it, `xs_2 = copied(xs_1)`, `xs_1` being bound
-        once in the function."""
+        to a cache (`cache.append((..., xs_1_version, ...))`): the names it caches, each
+        as the list whose length the pullback reads from it, the list a version is
+        taken of (`xs_1_version = list_version(xs_1)`) or the name itself."""
         cache = _cache_appended(loop.body)
         if cache is None or self.in_loop:
             return
-        found, seen = {}, set()
-        for stmt in reversed(out):
-            for var in (nodes.stores(stmt) & set(cache[1])) - seen:  # its last assignment
-                seen.add(var)
-                source = stmt.value.args[0] if nodes.single_target(stmt) == var and (
-                    self.bindings.calls(stmt.value, mutation.copied)) else None
-                if nodes.is_name(source) and self.stores[source.id] == 1:
-                    found[var] = source.id
-        self.initial[cache[0]] = found
+        versions = {nodes.single_target(stmt): stmt.value.args[0].id for stmt in _own(
+            loop.body) if self.bindings.calls(getattr(stmt, "value", None), structures.list_version)
+            and nodes.single_target(stmt) and nodes.is_name(stmt.value.args[0])}
+        self.forward[cache[0]] = [versions.get(name, name) for name in cache[1]]
 
-    def initial_of(self, loop, var, length):
-        """The list whose length `var`'s check (`listed`, `arrayed`) may read before the
-        pullback's loop `loop` rather than at each step: the value before the forward
-        loop of the list `x` it caches (`note_initial`), when no step resizes `var`, so
-        that every version of `x` has that length; else None."""
-        x, removed = length
+    def end_of(self, loop, length):
+        """The name of the length `listed` or `arrayed` may read before the pullback's loop
+        `loop` rather than at each step: that of the list `x` (of `length`, `(x,
+        removed)`) at the end of the forward's loop (`note_forward`), taken right after
+        it (`xs_1_end = list_version(xs_1)`, made by `with_ends`). The cotangent that
+        comes into the pullback's loop is that list's, and the check leaves a list as it
+        is, which the updates in the loop keep a list. None where the loop is in a loop,
+        or `x` is not one of the values its cache holds."""
         cache = _cache_iterated(loop)
-        if removed or self.in_loop or cache is None or any(
-                self.resizes(stmt, var) for stmt in _own(loop.body)):
+        names = [e.id for e in getattr(loop.target, "elts", ()) if nodes.is_name(e)]
+        lists = self.forward.get(cache)
+        if self.in_loop or lists is None or length[0] not in names or len(names) != len(lists):
             return None
-        return self.initial.get(cache, {}).get(x)
+        source = lists[names.index(length[0])]
+        ends = self.ends.setdefault(cache, {})
+        if source not in ends:
+            helper = nodes.name(self.bindings.object("list_version", structures.list_version))
+            ends[source] = nodes.assign(self.namer.fresh(source + "_end"), nodes.call(
+                helper, [nodes.name(source)]), nodes.lineno_of(loop))
+        return nodes.single_target(ends[source])
 
     def copied_last(self, var, statements):
         """Whether the last of `statements` to assign `var` assigns it a copy (`copied`)."""
@@ -391,6 +404,10 @@ class _Inliner:
                 kinds.sequence_type(kind) is list):
             append = nodes.Attribute(value=nodes.name(var), attr="append", ctx=nodes.LOAD)
             return [nodes.expr(nodes.call(append, [nodes.clone(call.args[1])]))]
+        if self.bindings.calls(call, mutation.unappended_into) and len(call.args) == 1 and (
+                var not in self.vectors and var in self.checked):
+            pop = nodes.Attribute(value=nodes.name(var), attr="pop", ctx=nodes.LOAD)
+            return [nodes.expr(nodes.call(pop, []))]
         if self.bindings.calls(call, mutation.without_item_into) and len(call.args) == 2 and (
                 is_number(call.args[1], self.kinds)):
             zero = nodes.constant(0.0) if var in self.vectors else nodes.name(
@@ -448,10 +465,27 @@ def _cache_iterated(stmt):
     return None
 
 
-def _unread_dropped(statements):
+def _with_ends(statements, ends):
+    """`statements` with the lengths `ends` maps a loop's cache to (`end_of`) taken right
+    after the loop that appends to the cache."""
+    out = []
+    for stmt in statements:
+        if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef)):
+            stmt = nodes.replaced(stmt, body=_with_ends(stmt.body, ends))
+        elif isinstance(stmt, (nodes.If, nodes.Try)):
+            stmt = nodes.with_blocks(stmt, lambda block: _with_ends(block, ends))
+        out.append(stmt)
+        cache = _cache_appended(stmt.body) if isinstance(stmt, nodes.For) else None
+        if cache is not None:
+            out += ends.get(cache[0], {}).values()
+    return out
+
+
+def _unread_dropped(statements, bindings):
     """`statements` without the values a loop caches (`cache.append((..., v, ...))`) that
     its pullback's loop over the cache (`for ..., v, ... in reversed(cache)`) no longer
-    reads: the cache is read by those two alone, at the top of one function."""
+    reads: the cache is read by those two alone, at the top of one function. A version
+    of a list (`v = list_version(xs)`) that nothing reads then is not taken."""
     loads = nodes.read_counts(nodes.module(list(statements)))
     unread = {}
     for node in nodes.walk(nodes.module(list(statements))):
@@ -464,7 +498,26 @@ def _unread_dropped(statements):
         dropped = {i for i, n in enumerate(names) if not read[n]}
         if dropped and len(dropped) < len(names) and loads[cache] == 2:
             unread[cache] = (len(names), dropped)
-    return _dropping(statements, unread) if unread else statements
+    if not unread:
+        return statements
+    statements = _dropping(statements, unread)
+    return _unread_versions(statements, nodes.read_counts(statements), bindings)
+
+
+def _unread_versions(statements, loads, bindings):
+    """`statements` without the assignments `v = list_version(xs)` of names `v` that
+    `loads` says nothing reads."""
+    out = []
+    for stmt in statements:
+        if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef)):
+            stmt = nodes.replaced(stmt, body=_unread_versions(stmt.body, loads, bindings))
+        elif isinstance(stmt, (nodes.If, nodes.Try)):
+            stmt = nodes.with_blocks(stmt, lambda block: _unread_versions(block, loads, bindings))
+        elif bindings.calls(getattr(stmt, "value", None), structures.list_version) and (
+                nodes.single_target(stmt) is not None and not loads[nodes.single_target(stmt)]):
+            continue
+        out.append(stmt)
+    return out
 
 
 def _dropping(statements, unread):

@@ -42,7 +42,7 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
 
     body = lower_loops(_pullbacks(forward.body, optimized), bindings, namer)
     body = update_in_place(body, bindings, namer, kinds_of)
-    return nodes.replaced(forward, body=write_inline(body, bindings, kinds_of))
+    return nodes.replaced(forward, body=write_inline(body, bindings, namer, kinds_of))
 
 
 def _with_loop_kinds(forward, kinds_of):
