@@ -6,6 +6,7 @@ a record."""
 
 import dataclasses
 import math
+import re
 
 import gast
 import numpy as np
@@ -215,20 +216,20 @@ def test_a_while_loops_carried_cotangent_is_not_passed_to_itself():
 
 def test_a_removal_in_one_branch_is_made_in_place():
     """The pullback of an append in the branch that does not `break` removes the item
-    in place (`unappended_into`) where the other branch passes the list on."""
+    in place (`dxs_3.pop()`) where the other branch passes the list on."""
     text = pullback.source(trajectory_with_a_break, 0.8)
-    assert "unappended_into(" in text and "unappended(" not in text
+    assert "            dxs_3.pop()\n" in text and "unappended(" not in text
     check_grads(trajectory_with_a_break, (0.8,), order=2)
     check_grads(trajectory_with_a_break, (1.3,), order=2)  # breaks
 
 
 def test_a_zero_cotangent_of_a_list_items_were_removed_from_is_made_of_its_length():
     """The cotangent that comes into the pullback's loop is that of the list at the end
-    of the forward's loop, whose length is taken right after it (`xs_2_end`); the
+    of the forward's loop, whose length is taken right after it (`xs_1_end`); the
     pullback's loop removes its items in Python (`dxs_1.pop()`)."""
     text = pullback.source(appended_and_unused, 0.6)
-    assert "    xs_2_end = list_version(xs_2)\n" in text
-    assert "dxs_1 = listed(dxs_1, xs_2_end)\n        for " in text
+    assert "    xs_1_end = list_version(xs_1)\n" in text
+    assert "dxs_1 = listed(dxs_1, xs_1_end)\n        for " in text
     assert "dxs_1.pop()\n" in text and "unappended_into(" not in text
     check_grads(appended_and_unused, (0.6,), order=3)
 
@@ -424,7 +425,7 @@ def test_a_lists_cotangent_is_made_a_list_once_before_the_loop():
     text = pullback.source(nested, 0.4)
     assert "dxs_3 = listed(dxs_3, xs_3_end)\n            for " in text
     text = pullback.source(appended_and_unused, 0.4)
-    assert "dxs_1 = listed(dxs_1, xs_2_end)\n        for " in text
+    assert "dxs_1 = listed(dxs_1, xs_1_end)\n        for " in text
     check_grads(nested, (0.4,), order=3)
 
 
@@ -472,3 +473,20 @@ def test_a_free_array_read_by_index_has_its_cotangent_summed_in_place(fn, args):
     assert "add_at_into(d" in text and "unindex_all(" not in text.split("def loop_pb")[1]
     check_grads(fn, args, order=2)
     check_grads(lambda a: fn(a, args[1]), (args[0],), order=3)
+
+
+def summed_over_a_generator(a, xs):
+    return sum(math.log(1.0 + (a * x) ** 2) for x in xs) * a
+
+
+def test_the_list_a_generator_fills_has_its_items_removed_in_python():
+    """`sum(f(x) for x in xs)` appends each value to a list, whose cotangent the
+    pullback's loop reads and removes item by item: a state of the loop with no
+    `add_at_into` to give its length, which comes from the list at the end of the
+    forward's loop (`loop_caches` marks each pullback with the states it carries)."""
+    xs = [0.3, -1.2, 0.8, 2.0]
+    text = pullback.source(summed_over_a_generator, 0.7, xs)
+    assert "unappended_into(" not in text and re.search(r"^\s+ditems_1\.pop\(\)$", text, re.M)
+    assert "ditems_1 = listed(ditems_1, items_1_end)\n        for " in text
+    check_grads(summed_over_a_generator, (0.7, xs), order=3)
+    check_grads(summed_over_a_generator, (0.7, np.array(xs)), order=2)

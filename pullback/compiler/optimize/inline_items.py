@@ -37,13 +37,17 @@ its updates reading `d` in the step (a helper may return a view).
 A vector of floats (`kinds.VECTOR`) is updated the same way, made an array by
 `arrayed`, its items zeroed by `d[i] = 0.0` and read as Python numbers
 (`d.item(i)`). The check leaves a list as it is, and the updates keep it one, so only
-the first step's check can change anything: where the forward's loop and the
-pullback's are each in no loop, it is made once, before the pullback's loop, from the
-length of the list at the end of the forward's loop, taken right after it
-(`xs_2_end = list_version(xs_2)`), whether or not the steps resize it. The cache then
-no longer holds the list or its versions (`_unread_dropped`), and the forward's own
-updates of a vector (and appends to a list) are written as Python too, where its loop
-reads it by its items alone.
+the first step's check can change anything, and what comes into the pullback's loop
+is the cotangent of the loop's state at the end of the forward's loop (`loop_caches`
+marks the pullback's definition with the state each cotangent it carries is of). So
+where the two loops are in no loop, the check is made once, before the pullback's
+loop, from the length of that state, taken right after the forward's loop
+(`xs_1_end = list_version(xs_1)`), whether or not the steps resize the list, and
+also for a list the step only reads and removes items of (the list a generator's
+values are appended to, `sum(f(x) for x in xs)`). The cache then no longer holds the
+list or its versions (`_unread_dropped`), and the forward's own updates of a vector
+(and appends to a list) are written as Python too, where its loop reads it by its
+items alone.
 """
 
 import collections
@@ -85,7 +89,7 @@ class _Inliner:
         self.stores = collections.Counter(n for s in nodes.walk(root) for n in (
             nodes.stores(s) if isinstance(s, gast.stmt) else ()))
         self.in_loop = 0  # how many loops the statements being rewritten are in
-        self.forward = {}  # a loop's cache -> the lists whose lengths it holds (`note_forward`)
+        self.states = {}  # in a loop's pullback: a cotangent -> the state it is of, forward
         self.ends = {}  # a loop's cache -> {a list: `xs_1_end = list_version(xs_1)`}
 
     def block(self, statements):
@@ -95,10 +99,12 @@ class _Inliner:
             if isinstance(stmt, (nodes.For, nodes.While, nodes.FunctionDef)):
                 looped = not isinstance(stmt, nodes.FunctionDef)
                 self.in_loop += looped
+                states = self.states
+                self.states = getattr(stmt, "states", {}) if not looped else states
                 stmt = nodes.replaced(stmt, body=self.block(stmt.body))
                 self.in_loop -= looped
+                self.states = states
                 if isinstance(stmt, nodes.For):
-                    self.note_forward(stmt)
                     stmt, updated, before = self.loop(stmt)
                     out += [self.copy(var, nodes.lineno_of(stmt)) for var in updated
                             if not self.copied_last(var, out)] + before
@@ -133,7 +139,8 @@ class _Inliner:
         checks, updated, before = [], [], []
         for var in sorted(self.updated(loop.body) - bound):
             length = self.length_source(loop.body, var, bound, stored - bound)
-            if length is None:
+            state = self.state_of(loop, var)
+            if length is None and state is None:
                 if self.all_inline(loop.body, var, _FORWARD_UPDATES) and self.only_indexed(
                         loop.body, var):  # the forward's own list or vector
                     loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
@@ -141,15 +148,17 @@ class _Inliner:
             if not self.only_indexed(loop.body, var):  # a helper reads it, maybe a view
                 continue
             lineno = nodes.lineno_of(loop)
-            if kinds.is_vector(self.kinds.get(length[0])):
+            kind = self.kinds.get(length[0] if state is None else state)
+            if kinds.is_vector(kind):
                 if not self.all_inline(loop.body, var, _UPDATES):  # a slice: a view
                     continue
                 self.vectors.add(var)
+            elif not _numbers(kind):
+                continue
             self.checked.add(var)
             loop = nodes.replaced(loop, body=self.rewritten(loop.body, var))
-            end = self.end_of(loop, length)
-            if end is not None:
-                before.append(self.check(var, (end, 0), lineno))
+            if state is not None:
+                before.append(self.check(var, (self.end_of(loop, state), 0), lineno))
             else:
                 checks.append(self.check(var, length, lineno))
             updated.append(var)
@@ -157,40 +166,28 @@ class _Inliner:
             return loop, updated, before
         return nodes.replaced(loop, body=checks + _renamed(loop.body, {})), updated, before
 
-    def note_forward(self, loop):
-        """For a loop of the function's own body (in no loop, so that a pullback defined
-        after it reads the names it reads as they are now) that appends its steps' values
-        to a cache (`cache.append((..., xs_1_version, ...))`): the names it caches, each
-        as the list whose length the pullback reads from it, the list a version is
-        taken of (`xs_1_version = list_version(xs_1)`) or the name itself."""
-        cache = _cache_appended(loop.body)
-        if cache is None or self.in_loop:
-            return
-        versions = {nodes.single_target(stmt): stmt.value.args[0].id for stmt in _own(
-            loop.body) if self.bindings.calls(getattr(stmt, "value", None), structures.list_version)
-            and nodes.single_target(stmt) and nodes.is_name(stmt.value.args[0])}
-        self.forward[cache[0]] = [versions.get(name, name) for name in cache[1]]
-
-    def end_of(self, loop, length):
-        """The name of the length `listed` or `arrayed` may read before the pullback's loop
-        `loop` rather than at each step: that of the list `x` (of `length`, `(x,
-        removed)`) at the end of the forward's loop (`note_forward`), taken right after
-        it (`xs_1_end = list_version(xs_1)`, made by `with_ends`). The cotangent that
-        comes into the pullback's loop is that list's, and the check leaves a list as it
-        is, which the updates in the loop keep a list. None where the loop is in a loop,
-        or `x` is not one of the values its cache holds."""
-        cache = _cache_iterated(loop)
-        names = [e.id for e in getattr(loop.target, "elts", ()) if nodes.is_name(e)]
-        lists = self.forward.get(cache)
-        if self.in_loop or lists is None or length[0] not in names or len(names) != len(lists):
+    def state_of(self, loop, var):
+        """The forward's name for the state of the loop whose pullback's loop `loop` carries
+        its cotangent `var` (`loop_caches` marks the pullback's definition with them),
+        when the two loops are in no loop (a pullback defined in a loop would read the
+        names it reads as the loop binds them again); else None. `var` comes into the
+        loop as the cotangent of that state at the end of the forward's loop."""
+        if self.in_loop or _cache_iterated(loop) is None:
             return None
-        source = lists[names.index(length[0])]
-        ends = self.ends.setdefault(cache, {})
-        if source not in ends:
+        return self.states.get(var)
+
+    def end_of(self, loop, state):
+        """The name of the length of the forward's list `state` at the end of its loop,
+        which the check of its cotangent reads before the pullback's loop `loop`: only
+        the first step's check can change anything, since the check leaves a list as
+        it is and the updates in place keep it one. It is taken right after the
+        forward's loop (`xs_1_end = list_version(xs_1)`, placed by `_with_ends`)."""
+        ends = self.ends.setdefault(_cache_iterated(loop), {})
+        if state not in ends:
             helper = nodes.name(self.bindings.object("list_version", structures.list_version))
-            ends[source] = nodes.assign(self.namer.fresh(source + "_end"), nodes.call(
-                helper, [nodes.name(source)]), nodes.lineno_of(loop))
-        return nodes.single_target(ends[source])
+            ends[state] = nodes.assign(self.namer.fresh(state + "_end"), nodes.call(
+                helper, [nodes.name(state)]), nodes.lineno_of(loop))
+        return nodes.single_target(ends[state])
 
     def copied_last(self, var, statements):
         """Whether the last of `statements` to assign `var` assigns it a copy (`copied`)."""
@@ -323,10 +320,7 @@ class _Inliner:
                 and all(is_number(i, self.kinds) for i in indices.elts)):
             return None
         kind = self.kinds.get(x.id)
-        if kinds.is_vector(kind) or kinds.sequence_type(kind) is list and kinds.element(
-                kind).shape == "scalar":
-            return x.id
-        return None
+        return x.id if kinds.is_vector(kind) or _numbers(kind) else None
 
     def rewritten(self, statements, var):
         """`statements` with the reads and updates of the items of list `var` inline."""
@@ -344,7 +338,7 @@ class _Inliner:
         """`v = var[i]` (or `item_of(var, i)`) as `v = var.item(i)` for the cotangent `var`
         of a vector: a Python number, on which the rest of the step computes faster than
         on a NumPy scalar, and which the alias analysis of the code's derivative knows
-        is no view."""
+        is no view; `item_of(var, i)` as `var[i]` for that of a list of numbers."""
         value = stmt.value if isinstance(stmt, nodes.Assign) else None
         if isinstance(value, nodes.Subscript):
             source, index = value.value, value.slice
@@ -352,9 +346,11 @@ class _Inliner:
             source, index = value.args  # a read moved above an update (`in_place_lists`)
         else:
             return stmt
-        if var not in self.vectors or not (nodes.is_name(source, var) and is_number(
+        if var not in self.checked or not (nodes.is_name(source, var) and is_number(
                 index, self.kinds)):
             return stmt
+        if var not in self.vectors:
+            return nodes.replaced(stmt, value=subscript(source, index))
         item = nodes.Attribute(value=nodes.name(var), attr="item", ctx=nodes.LOAD)
         return nodes.replaced(stmt, value=nodes.call(item, [nodes.clone(index)]))
 
@@ -405,7 +401,7 @@ class _Inliner:
             append = nodes.Attribute(value=nodes.name(var), attr="append", ctx=nodes.LOAD)
             return [nodes.expr(nodes.call(append, [nodes.clone(call.args[1])]))]
         if self.bindings.calls(call, mutation.unappended_into) and len(call.args) == 1 and (
-                var not in self.vectors and var in self.checked):
+                var in self.checked and var not in self.vectors):
             pop = nodes.Attribute(value=nodes.name(var), attr="pop", ctx=nodes.LOAD)
             return [nodes.expr(nodes.call(pop, []))]
         if self.bindings.calls(call, mutation.without_item_into) and len(call.args) == 2 and (
@@ -475,7 +471,7 @@ def _with_ends(statements, ends):
         elif isinstance(stmt, (nodes.If, nodes.Try)):
             stmt = nodes.with_blocks(stmt, lambda block: _with_ends(block, ends))
         out.append(stmt)
-        cache = _cache_appended(stmt.body) if isinstance(stmt, nodes.For) else None
+        cache = _cache_appended(stmt.body) if isinstance(stmt, (nodes.For, nodes.While)) else None
         if cache is not None:
             out += ends.get(cache[0], {}).values()
     return out
@@ -619,6 +615,11 @@ def _own(statements):
             yield from _own(stmt.orelse)
         else:
             yield stmt
+
+
+def _numbers(kind):
+    """Whether `kind` is that of a list of numbers."""
+    return kinds.sequence_type(kind) is list and kinds.element(kind).shape == "scalar"
 
 
 def _set_item(var, index, value):

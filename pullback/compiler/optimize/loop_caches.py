@@ -156,6 +156,7 @@ class _Lowering:
              self.items_result(items_ct)] + [nodes.name(c) for c in carried]), self.lineno))
         node = nodes.function_def(loop.pullback_name, [dloop], body, self.lineno)
         node.pullback = True
+        node.states = dict(zip(carried, loop.params))  # cotangent -> the state it is of
         return node
 
     def backward_loop(self, body, carried, state_cts, sums, items_ct):

@@ -37,6 +37,9 @@ ANNOTATIONS = {
     "size": (("FunctionDef",), "inline: how many statements an inlinable callee has; read by "
                                "inline"),
     "pullback": (("FunctionDef",), "reverse: the function is a pullback; read by optimize"),
+    "states": (("FunctionDef",), "loop_caches: in a loop's pullback, the cotangent of each "
+                                 "state it carries -> the loop's name for that state; read "
+                                 "by inline_items"),
 }
 """name -> (the node classes that may carry it, who sets it and who reads it)."""
 
