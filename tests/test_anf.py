@@ -8,7 +8,7 @@ import pytest
 import pullback
 import test_calls
 import test_primitives
-from pullback.compiler.frontend import anf, parse
+from pullback.compiler.frontend import anf, flow, parse
 from pullback.compiler.syntax import annotations, nodes
 
 
@@ -203,3 +203,30 @@ def test_an_undeclared_annotation_is_refused():
     tree.body[0].loop = True
     with pytest.raises(AssertionError, match="Return.loop is not a declared annotation"):
         annotations.check(tree)
+
+
+CARRIED = '''
+def f(a, xs):
+    total = 0.0
+    for t in range(3):
+        x = a * t
+        y = x + 1.0
+        total = total + x * y
+    g = lambda x: x * 3
+    def h(y):
+        return y * 2
+    return total + sum(x * 2 for x in xs) + g(a) + h(a)
+'''
+
+
+def test_a_loop_does_not_carry_what_only_another_scope_reads_after_it():
+    """`x` and `y` read after the loop only as a comprehension's target and as the
+    parameters of a lambda and a function are other variables: the loop need not pass
+    them on. A name a nested function reads from outside stays carried."""
+    tree = nodes.parse(CARRIED).body[0]
+    flow.mark_carried(tree.body, ["a", "xs"])
+    assert tree.body[1].carried == ["total"]
+    free = CARRIED.replace("def h(y):\n        return y * 2", "def h(z):\n        return y * z")
+    tree = nodes.parse(free).body[0]
+    flow.mark_carried(tree.body, ["a", "xs"])
+    assert tree.body[1].carried == ["y", "total"]

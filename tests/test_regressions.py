@@ -2178,3 +2178,34 @@ def test_a_list_popped_then_written_is_its_own():
     numbers, read after the loop. The pair is the list itself and an item of it."""
     check_grads(_popped_then_written, (0.5, [1.0, 2.0, 3.0, 4.0]), order=2)
     assert pullback.grad(_popped_then_written)(0.5, [1.0, 2.0, 3.0, 4.0]) == pytest.approx(2.0)
+
+
+def _temporary_named_like_a_later_comprehensions_target(a, xs):
+    total = 0.0
+    for t in range(4):
+        x = a * t + xs[t % 2]
+        total = total + math.sin(x)
+    scale = lambda x: x * a  # noqa: E731 (a lambda binding the name too)
+    return total + sum(scale(x) ** 2 for x in xs) + x
+
+
+def test_a_loop_does_not_carry_a_name_only_another_scope_reads():
+    """Found profiling a trajectory summed by a generator: the loop carried its
+    temporary `x`, because the generator after it reads a variable of that name, its
+    own; the pullback's loop then added a zero cotangent for it at every step. The
+    last `x` read after the loop is still passed on."""
+    xs = [0.3, -0.7]
+    text = pullback.source(_temporary_named_like_a_later_comprehensions_target, 0.6, xs)
+    assert "loop = ('done', x, total_1)" in text
+    check_grads(_temporary_named_like_a_later_comprehensions_target, (0.6, xs), order=2)
+
+    def only_the_generator(a, xs):
+        total = 0.0
+        for t in range(4):
+            x = a * t + xs[t % 2]
+            total = total + math.sin(x)
+        return total + sum(x * x for x in xs)
+
+    text = pullback.source(only_the_generator, 0.6, xs)
+    assert "x = None" not in text and "dx = ZERO" not in text
+    check_grads(only_the_generator, (0.6, xs), order=2)

@@ -12,8 +12,12 @@ loop's state. After the loop, `if loop_flag == 'return': return result` and
 
 `mark_carried` then gives each loop `carried`: the variables it assigns that
 an iteration may read before assigning them (values from the iteration
-before) or that are read outside the loop.
+before) or that are read outside the loop, as the function's own variables: a
+name a nested function, lambda or comprehension binds itself (`sum(x * x for x
+in xs)` after a loop assigning `x`) is another variable.
 """
+
+import collections
 
 from ..syntax import nodes
 
@@ -119,14 +123,67 @@ def mark_carried(body, params, shared=()):
             elif isinstance(node, nodes.FunctionDef):
                 local.add(node.name)
     local -= set(shared)
-    loads = nodes.read_counts(body)
+    loads = _own_reads(body)
     for loop in loops:
-        inside = nodes.read_counts(loop)
+        inside = _own_reads([loop])
         assigned = [v for v in _stores(loop, local) if v in local]
         exposed = set()
         _exposed(loop.body, _target_names(loop), set(assigned), exposed, local)
         loop.carried = [v for v in assigned
                         if v in exposed or loads[v] > inside[v]]
+
+
+def _own_reads(statements):
+    """How often each name is read in `statements` as a variable of their function's
+    scope: not in a nested function, lambda or comprehension that binds the name
+    itself (a parameter, an assignment, a comprehension's target); `x += e` reads `x`."""
+    found = collections.Counter()
+    todo = [(stmt, frozenset()) for stmt in statements]
+    while todo:
+        node, hidden = todo.pop()
+        if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Load):
+            found[node.id] += node.id not in hidden
+            continue
+        if isinstance(node, nodes.AugAssign) and isinstance(node.target, nodes.Name):
+            found[node.target.id] += node.target.id not in hidden
+        if isinstance(node, (nodes.FunctionDef, nodes.Lambda)):
+            args = node.args
+            todo += [(d, hidden) for d in [*args.defaults, *args.kw_defaults] if d]
+            todo += [(n, hidden) for n in getattr(node, "decorator_list", ())]
+            body = node.body if isinstance(node.body, list) else [node.body]
+            inner = hidden | _bound_in(node, body)
+            todo += [(n, inner) for n in body]
+        elif isinstance(node, _COMPREHENSIONS):
+            first, *rest = node.generators  # the first iterable is read outside
+            inner = hidden | {n for g in node.generators for n in nodes.names_in(g.target)}
+            todo.append((first.iter, hidden))
+            todo += [(n, inner) for g in rest for n in [g.iter, *g.ifs]]
+            todo += [(n, inner) for n in first.ifs]
+            todo += [(n, inner) for n in nodes.iter_child_nodes(node)
+                     if not isinstance(n, nodes.comprehension)]
+        else:
+            todo += [(n, hidden) for n in nodes.iter_child_nodes(node)]
+    return found
+
+
+def _bound_in(function, body):
+    """The names a function or lambda binds in its own scope: its parameters and what
+    it assigns, but for names it declares `global` or `nonlocal`."""
+    args = function.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    bound = {p.id for p in params if p is not None}
+    declared = set()
+    for node in nodes.walk_scope(*body):
+        if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
+            bound.add(node.id)
+        elif isinstance(node, nodes.FunctionDef) and node is not function:
+            bound.add(node.name)
+        elif isinstance(node, (nodes.Global, nodes.Nonlocal)):
+            declared.update(node.names)
+    return bound - declared
+
+
+_COMPREHENSIONS = (nodes.ListComp, nodes.SetComp, nodes.DictComp, nodes.GeneratorExp)
 
 
 def _loops(body):

@@ -95,6 +95,7 @@ from gast import (  # noqa: F401  (re-exported node classes)
     Yield,
     YieldFrom,
     arguments,
+    comprehension,
     keyword,
 )
 
