@@ -2209,3 +2209,64 @@ def test_a_loop_does_not_carry_a_name_only_another_scope_reads():
     text = pullback.source(only_the_generator, 0.6, xs)
     assert "x = None" not in text and "dx = ZERO" not in text
     check_grads(only_the_generator, (0.6, xs), order=2)
+
+
+def _appended_to_a_dicts_list(a):
+    state = {"xs": [0.2], "scale": a}
+    for _ in range(3):
+        last = state["xs"][-1]
+        state["xs"].append(math.sin(state["scale"] * last))
+    return sum(state["xs"])
+
+
+def _appended_to_a_lists_list(a):
+    rows = [[0.2], [0.1]]
+    for _ in range(3):
+        rows[0].append(math.sin(a * rows[0][-1]) + rows[1][0])
+    rows[1].extend([a, a * a])
+    return sum(rows[0]) * sum(rows[1])
+
+
+def _popped_from_a_dicts_list(a):
+    state = {"xs": [a, 2.0 * a, 0.5]}
+    v = state["xs"].pop()
+    w = state["xs"].pop(0)
+    return v * w + sum(state["xs"]) * 3.0
+
+
+@pytest.mark.parametrize("fn", [_appended_to_a_dicts_list, _appended_to_a_lists_list,
+                                _popped_from_a_dicts_list])
+def test_a_list_held_by_a_container_is_appended_to_with_its_derivative(fn):
+    """Found combining a trajectory with a record: a silent wrong gradient, pre-existing.
+    `state["xs"].append(v)` ran as a call whose value is dropped, so the list changed
+    where the derivative did not see it (0.0 for 1.04). The item is now updated and
+    written back, as `x[i][j] = v` is, and a loop carries `state`."""
+    check_grads(fn, (0.7,), order=2)
+
+
+@dataclasses.dataclass
+class _Trajectory:
+    xs: list
+
+
+def _appended_to_a_field(a):
+    s = _Trajectory([0.2])
+    for _ in range(3):
+        s.xs.append(math.sin(a * s.xs[-1]))
+    return sum(s.xs)
+
+
+def _logged_in_a_field(a):
+    log = _Trajectory([])
+    y = a * a
+    log.xs.append(y)
+    return y * 3.0
+
+
+def test_a_list_held_by_an_object_and_read_after_an_append_is_refused():
+    """The same mistake through an attribute: objects are read, not updated, so the
+    append is refused where the object is read again, naming the user's expression; a
+    log only appended to still runs as it is."""
+    with pytest.raises(TransformError, match=r"s\.xs\.append puts a differentiable value"):
+        pullback.grad(_appended_to_a_field)(0.7)
+    assert pullback.grad(_logged_in_a_field)(0.7) == pytest.approx(4.2)

@@ -844,7 +844,8 @@ class Interpreter:
             args = args + [value.func.value]
         if not any(self.kind_of(a).active for a in args):
             return None
-        what = nodes.dotted_path(value.func) or f"method .{method}"
+        what = f"{self.user_text(value.func.value)}.{value.func.attr}" if isinstance(
+            value.func, nodes.Attribute) else nodes.dotted_path(value.func) or "the call"
         if fn is not None:
             self.check_refused(fn, value.args, [(k.arg, k.value) for k in value.keywords])
         if registry.updates_in_place(fn, method, {k.arg for k in value.keywords}):
@@ -875,9 +876,36 @@ class Interpreter:
                 and fn.__name__ in flow.UPDATING_METHODS):
             return False
         root = (nodes.dotted_path(value.func) or "").split(".")[0]
+        part = self.part_of(root)
+        while part is not None:  # the list is an attribute or item of a value (`s.xs`)
+            root, part = part.value.id, self.part_of(part.value.id)
         if root in self.freevars:
             return parse.read_around(self.origin, root)
         return nodes.read_counts(self.tree.body)[root] > 1
+
+    def part_of(self, name):
+        """The attribute or item read the function binds `name` to (`s.xs` for ANF's
+        `s_xs = s.xs`, read for `s.xs.append(v)`), else None."""
+        for stmt in nodes.walk(self.tree):
+            value = getattr(stmt, "value", None)
+            if isinstance(stmt, nodes.Assign) and nodes.single_target(stmt) == name and (
+                    isinstance(value, (nodes.Attribute, nodes.Subscript))) and nodes.is_name(
+                    value.value):
+                return value
+        return None
+
+    def user_text(self, atom):
+        """The user's expression for ANF atom `atom`: `s.xs` for `s_1_xs`, bound to an
+        attribute of a version of `s`."""
+        if not nodes.is_name(atom):
+            return nodes.unparse(atom)
+        part = self.part_of(atom.id)
+        if part is None:
+            return updates.user_name(atom.id)
+        base = self.user_text(part.value)
+        if isinstance(part, nodes.Attribute):
+            return f"{base}.{part.attr}"
+        return f"{base}[{nodes.unparse(part.slice)}]"
 
     # -- queries -------------------------------------------------------------------
 

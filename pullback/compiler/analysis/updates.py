@@ -140,7 +140,7 @@ class Updates:
         for container, item in zip(chain, chain[1:]):
             if self.facts.kind_of(nodes.name(item)).shape == "scalar":
                 continue
-            var = _user_name(container)
+            var = user_name(container)
             self.guard(stmt, mutation.refuse_if_held_twice, [container, item],
                        f"{_update(stmt, chain[-1]).what} updates an item of {var} in place, "
                        f"and {var} holds it, or memory it shares, at another place too ([a] * "
@@ -170,7 +170,7 @@ class Updates:
         own = self.aliases.own.get(before, set())
         if not own or not own <= {item, aliases.items(item)}:
             return False
-        var, symbol = _user_name(before), _symbol(stmt.value.op)
+        var, symbol = user_name(before), _symbol(stmt.value.op)
         self.guard(stmt, mutation.refuse_if_shared, [before, before],
                    f"{var} {symbol}= ... updates {var}, an item of what the loop iterates "
                    f"over, in place, and it is not a number here: Python would change what "
@@ -344,18 +344,18 @@ class Updates:
                 self.aliases.held.get(name, set()) if aliases.items(param) in updated else set())
             if reached & iterated:
                 raise self.facts.error(
-                    f"the loop updates {_user_name(param)} in place while it iterates over "
+                    f"the loop updates {user_name(param)} in place while it iterates over "
                     f"it (or what shares its memory): Python's later items would see the "
                     f"change. Iterate over a copy instead", "update in place")
         for param, init in zip(params, inits):
             if param in updated and isinstance(init, nodes.Name):
-                var = _user_name(param)
+                var = user_name(param)
                 self.aliases.update(aliases.Update(
                     init.id, var, self.facts.lineno, "the loop",
                     f"Update a copy instead: {var} = {var}.copy() before the loop.",
                     items=aliases.items(param) in updated), target)
         for var in sorted(set(updated) & set(body.captured)):  # kept their names
-            name = _user_name(var)
+            name = user_name(var)
             # after the loop's reads, as an update a later read would see
             self.statement_updates.append(aliases.Update(
                 var, name, self.facts.lineno, "the loop",
@@ -376,7 +376,7 @@ class Updates:
         for param in updated:
             arg = arguments.get(param)
             if isinstance(arg, nodes.Name):
-                var = _user_name(arg.id)
+                var = user_name(arg.id)
                 self.statement_updates.append(aliases.Update(
                     arg.id, var, self.facts.lineno, f"calling {fn.__qualname__}",
                     f"Pass a copy instead: {fn.__qualname__}({var}.copy()), or make "
@@ -402,7 +402,7 @@ class Updates:
         for update, name, lineno, stmt in self.aliases.conflicts():
             if name in self.loop_reads:  # a loop's body: the variables it reads are named
                 continue
-            reader = _user_name(name)
+            reader = user_name(name)
             shared = "" if reader == update.var else ", which shares its memory,"
             error = TransformError(
                 f"{update.what} updates {update.var} in place, and {reader}{shared} is "
@@ -430,7 +430,7 @@ class Updates:
                                   if param in self.aliases.own.get(u.name, ()))
                     raise TransformError(
                         f"the loop updates {update.var} in place and keeps "
-                        f"{_user_name(other)}, which shares its memory, from one iteration "
+                        f"{user_name(other)}, which shares its memory, from one iteration "
                         f"to the next: Python would see the change there. Keep a copy "
                         f"instead (np.copy, list(...))",
                         self.facts.origin.filename, update.lineno, "update in place")
@@ -489,7 +489,7 @@ def _names(atoms):
     return [a.id for a in atoms if isinstance(a, nodes.Name)]
 
 
-def _user_name(name):
+def user_name(name):
     """The user variable an SSA name is a version of (`h_2` -> `h`)."""
     return re.sub(r"_\d+$", "", name)
 

@@ -455,6 +455,12 @@ class _Normalizer:
         if self.local_method(value) == "pop":
             self.pop(value)
             return
+        if self.item_method(value) == "pop":
+            self.pop_item(value)
+            return
+        if self.item_method(value) in _UPDATES:
+            self.update_item_by(value)
+            return
         if self.local_method(value) in _UPDATES:
             func = value.func
             update = self.helper_call(_UPDATES[func.attr],
@@ -633,6 +639,43 @@ class _Normalizer:
             raise unsupported("assignment to an attribute", target, self.origin,
                               "objects are read, not updated")
 
+    def update_item_by(self, call):
+        """`x[i].append(v)` (or `extend`) on an item of a local variable: the item updated,
+        then written back into `x`, as `x[i][j] = v` is (`update_item`)."""
+        updated = self.item_updated(call, _UPDATES[call.func.attr], [
+            self.atom(a) for a in call.args])
+        self.write_back(call.func.value, updated)
+
+    def pop_item(self, call):
+        """`x[i].pop(k)` on an item of a local variable: `xs_1, value = popped(x[i], k)`,
+        `xs_1` written back into `x`; the value is the result."""
+        pair = self.item_updated(call, mutation.popped, [self.atom(a) for a in call.args])
+        rest, value = self.namer.fresh("items"), self.namer.fresh("value")
+        self.emit(nodes.unpack([rest, value], pair))
+        self.write_back(call.func.value, nodes.name(rest))
+        return nodes.name(value)
+
+    def item_updated(self, call, helper, args):
+        """The item `call` is a method of (`x[i]` in `x[i].append(v)`), read, and updated
+        by `helper(item, *args)`: its new value, whose statement updates the item in
+        place (Python changes the item, which other names for it see), `x` and the
+        parts read to reach it being written back."""
+        receiver = call.func.value
+        start = len(self.out)
+        inner = self.atom(nodes.Subscript(value=receiver.value, slice=self.index(
+            receiver.slice), ctx=nodes.Load()))
+        parts = [s.targets[0].id for s in self.out[start:] if isinstance(s, nodes.Assign)
+                 and isinstance(s.targets[0], nodes.Name)]
+        updated = self.named(self.helper_call(helper, [inner] + args), "updated", flat=True)
+        root = _root_name(receiver)
+        self.out[-1].updates = (root, inner.id)
+        self.out[-1].written_back = [self.versions.get(root, root)] + parts
+        return updated
+
+    def write_back(self, item, value):
+        """`x[i] = value` for the item `item` (`x[i]`) a method updated."""
+        self.update_item(item.value, self.index_value(self.index(item.slice)), value)
+
     def update_item(self, container, index, value):
         """`x[index] = value` as `x_1 = with_item(x, index, value)`; `x[i][j] = v`
         updates `x[i]` first, then `x`."""
@@ -676,6 +719,19 @@ class _Normalizer:
     def helper_call(self, fn, args):
         """A call of pullback's `fn`, marked for the reverse pass (`naming.HelperCalls`)."""
         return self.helpers(fn, args)
+
+    def item_method(self, expr):
+        """The method name in `x[i].method(...)` on an item (of an item...) of a local
+        variable `x`, else None."""
+        receiver = expr.func.value if isinstance(expr, nodes.Call) and isinstance(
+            expr.func, nodes.Attribute) else None
+        if not isinstance(receiver, nodes.Subscript) or expr.keywords or any(
+                isinstance(a, nodes.Starred) for a in expr.args):
+            return None
+        while isinstance(receiver, nodes.Subscript):
+            receiver = receiver.value
+        return expr.func.attr if isinstance(receiver, nodes.Name) and (
+            receiver.id in self.versions) else None
 
     def local_method(self, expr):
         """The method name in `x.method(...)` on a local variable `x`, else None."""
@@ -881,6 +937,8 @@ class _Normalizer:
     def expr_Call(self, expr):
         if self.local_method(expr) == "pop":
             return self.pop(expr)
+        if self.item_method(expr) == "pop":
+            return self.pop_item(expr)
         func = expr.func
         if isinstance(func, nodes.Attribute) and not self.is_reference(func):
             func = nodes.attribute(self.atom(func.value), func.attr)

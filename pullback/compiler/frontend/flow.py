@@ -195,8 +195,8 @@ def _loops(body):
 
 def _stores(node, local):
     """The names `node` assigns or updates in its own scope, in order of first
-    assignment: an item assignment `x[i] = v` or a call `x.append(v)` updates
-    the local variable `x` (see `anf`)."""
+    assignment: an item assignment `x[i] = v` or a call `x.append(v)` (`x[i].append(v)`)
+    updates the local variable `x` (see `anf`)."""
     found = {}
     for n in nodes.walk_scope(node):
         if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Store):
@@ -206,8 +206,8 @@ def _stores(node, local):
         elif isinstance(n, nodes.Subscript) and isinstance(n.ctx, nodes.Store):
             found.setdefault(_root(n))
         elif (isinstance(n, nodes.Call) and isinstance(n.func, nodes.Attribute)
-              and n.func.attr in UPDATING_METHODS and nodes.is_name(n.func.value)):
-            found.setdefault(n.func.value.id)
+              and n.func.attr in UPDATING_METHODS and _root(n.func.value) is not None):
+            found.setdefault(_root(n.func.value))  # `xs.append(v)`, `x[i].append(v)`
     return [name for name in found if name in local]
 
 
