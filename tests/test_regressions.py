@@ -787,6 +787,13 @@ def closure_from_a_factory_before_a_copy_is_updated(x):
     return g(2.0) + np.sum(a)
 
 
+def list_of_a_dict_appended_to_under_another_name(x):
+    s = {"xs": [x[0]]}
+    ys = s["xs"]
+    s["xs"].append(x[1] * 2.0)
+    return sum(ys) * 2.0
+
+
 def popped_item_updated(x):
     h = x * 1.0
     rows = [h, h * 2.0]
@@ -841,7 +848,10 @@ def argument_updated_by_a_call_and_not_read_again(x):
                                     "shares its memory, is read at line {3}"),
     (diagonal_read_after_an_update, 3, "m\\[...\\] = ... updates m in place, and v, which "
                                        "shares its memory, is read at line {4}"),
-    # what a list's pop returns is an item of it
+    # what a list's pop returns is an item of it; an item appended to is updated
+    (list_of_a_dict_appended_to_under_another_name, 3,
+     "s\\[...\\]\\.append\\(...\\) updates s in place, and ys, which shares its memory, is "
+     "read at line {4}"),
     (popped_item_updated, 4, "w\\[...\\] = ... updates w in place, and h, which shares its "
                              "memory, is read at line {5}"),
 ])
@@ -2227,6 +2237,13 @@ def _appended_to_a_lists_list(a):
     return sum(rows[0]) * sum(rows[1])
 
 
+def _appended_to_an_item_of_an_item(a):
+    s = {"a": {"xs": [0.2]}}
+    for _ in range(2):
+        s["a"]["xs"].append(math.sin(a * s["a"]["xs"][-1]))
+    return sum(s["a"]["xs"])
+
+
 def _popped_from_a_dicts_list(a):
     state = {"xs": [a, 2.0 * a, 0.5]}
     v = state["xs"].pop()
@@ -2235,7 +2252,7 @@ def _popped_from_a_dicts_list(a):
 
 
 @pytest.mark.parametrize("fn", [_appended_to_a_dicts_list, _appended_to_a_lists_list,
-                                _popped_from_a_dicts_list])
+                                _appended_to_an_item_of_an_item, _popped_from_a_dicts_list])
 def test_a_list_held_by_a_container_is_appended_to_with_its_derivative(fn):
     """Found combining a trajectory with a record: a silent wrong gradient, pre-existing.
     `state["xs"].append(v)` ran as a call whose value is dropped, so the list changed

@@ -511,8 +511,9 @@ def _update(stmt, before):
                               f"Write {item} = {item} {symbol} ... to make a new value.",
                               stmt=stmt)
     method = _UPDATE_METHODS[value.helper]
-    if hasattr(stmt, "written_back"):  # an item of an item: `x[i][j] = v`
-        return aliases.Update(before, var, stmt.lineno, f"{var}[...][...] = ...",
+    if hasattr(stmt, "written_back"):  # an item of an item: `x[i][j] = v`, `x[i].append(v)`
+        what = f"{var}[...][...] = ..." if method is None else f"{var}[...].{method}(...)"
+        return aliases.Update(before, var, stmt.lineno, what,
                               f"Copy the item before updating it: {var}[i] = {var}[i].copy().",
                               stmt=stmt)
     what = f"{var}[...] = ..." if method is None else f"{var}.{method}(...)"
