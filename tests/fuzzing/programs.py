@@ -927,6 +927,7 @@ class Generator:
             (self.assignment, 10), (self.update, 5), (self.mutation, 2), (self.closure, 5),
             (self.branch, 4 if nested else 0), (self.for_loop, 4 if nested else 0),
             (self.while_loop, 2 if nested else 0), (self.container_update, 5),
+            (self.held_list_update, 2 if sc.writable(L) else 0),
             (self.function_container, 1), (self.made_function, 2), (self.unpacking, 2),
             (self.alias_update, 2), (self.early_return, 2 if not sc.top else 0),
             (self.jump, 5 if sc.loop and not sc.top else 0), (self.nested_factory, 1),
@@ -1042,6 +1043,30 @@ class Generator:
                 var.keys += (key,)
             return [f"{var.name}[{key!r}] {op} {self.scalar(sc)}"]
         return [self.list_update(sc, var)]
+
+    def held_list_update(self, sc):
+        """A list updated through a dict holding it (`h1 = {'xs': l1}`, then
+        `h1['xs'].append(e)`, `.extend`, `.pop()` or `h1['xs'][i] = e`): Python changes
+        `l1` too."""
+        var = self.update_target(sc, L, mutation=True)
+        if var is None:
+            return self.container_update(sc)
+        holder = self.fresh("h")
+        item = f"{holder}['xs']"
+        form = self.weighted([3, 2, 1, 1])
+        if form == 1 and var.length:
+            op = self.one_of(("=", "+="))
+            update = f"{item}[{self.index(var.length)}] {op} {self.scalar(sc)}"
+        elif form == 2 and var.length >= 2 and not sc.loop:
+            var.length -= 1
+            update = f"{item}.pop()"
+        elif form == 3:
+            var.length += 2 * sc.top
+            update = f"{item}.extend([{self.scalar(sc)}, {self.scalar(sc)}])"
+        else:
+            var.length += sc.top
+            update = f"{item}.append({self.scalar(sc)})"
+        return [f"{holder} = {{'xs': {var.name}}}", update]
 
     def list_update(self, sc, var):
         """An update in place of a list."""
