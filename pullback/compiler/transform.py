@@ -238,9 +238,11 @@ def _function(fn, param_kinds, through_value, mode):
         fn, types.FunctionType) else None
     if entry is None or entry.derivative is None or entry.derivative.checked != _EPOCH[0]:
         fn = parse.python_function(fn)
-        _refresh(fn, param_kinds, kinds_key, set())
-        _forward_cell(fn, param_kinds, kinds_key)
-        entry = _FORWARDS[fn][kinds_key]
+        current = _refresh(fn, param_kinds, kinds_key, set())
+        entry = _FORWARDS.get(fn, {}).get(kinds_key)
+        if entry is None or current is None or entry.derivative is not current:
+            _forward_cell(fn, param_kinds, kinds_key)
+            entry = _FORWARDS[fn][kinds_key]
     if through_value and entry.derivative is not None and entry.derivative.updated:
         refuse_updates(fn, entry.derivative.updated)
     return entry.cell.cell_contents
@@ -289,6 +291,9 @@ def _refresh(fn, param_kinds, kinds_key, seen):
         for callee, callee_kinds, callee_key, result in found.callees
     ):
         found.checked = _EPOCH[0]
+        entry = _FORWARDS.get(fn, {}).get(kinds_key)
+        if entry is not None and entry.derivative is found:  # its cell holds it already
+            return found
     else:
         del _DERIVATIVES[key]
     _forward_cell(fn, param_kinds, kinds_key)

@@ -54,11 +54,17 @@ def defaults(fn):
 
 def parameter_at(signature, position):
     """The name of the parameter that positional argument `position` binds to."""
-    params = list(signature.parameters.values())
-    positional = [p.name for p in params if p.kind in _POSITIONAL]
-    if position < len(positional):
-        return positional[position]
-    return next(p.name for p in params if p.kind is p.VAR_POSITIONAL)
+    found = _POSITIONS.get(id(signature))
+    if found is None or found[0] is not signature:
+        params = list(signature.parameters.values())
+        found = _POSITIONS[id(signature)] = (signature, [
+            p.name for p in params if p.kind in _POSITIONAL], next(
+            (p.name for p in params if p.kind is p.VAR_POSITIONAL), None))
+    _, positional, rest = found
+    return positional[position] if position < len(positional) else rest
+
+
+_POSITIONS = {}  # id of a signature -> (it, its positional parameters, its *args)
 
 
 def by_argument(signature, args, kwargs, cotangents):
