@@ -119,7 +119,7 @@ class Updates:
         if var is not None and self.is_number_item(stmt, before):
             memory.fresh(target.id)
         elif var is not None and self.facts.kind_of(nodes.name(before)).shape != "scalar":
-            stored = _names(value.args[1:]) if isinstance(value, nodes.Call) else []
+            stored = _stored(value, []) if isinstance(value, nodes.Call) else []
             memory.update(_update(stmt, before), target.id, stored,
                           getattr(stmt, "written_back", ()))
             if getattr(value, "helper", None) is mutation.popped:
@@ -230,7 +230,7 @@ class Updates:
                 nodes.name(target)).shape == "array":
             memory.fresh(target)  # a copy of an array holds numbers, not its values
         elif rule is not None and aliases.is_copy(fn) and args:
-            memory.copy(target, args[0], args[1:])
+            memory.copy(target, args[0], _stored(value, receiver))
         elif rule is not None and aliases.holds_items(fn) and args:
             memory.container(target, args[:1])
         elif fn is not None and (registry.is_nondifferentiable(fn) or rule is not None and
@@ -402,6 +402,8 @@ class Updates:
         for update, name, lineno, stmt in self.aliases.conflicts():
             if name in self.loop_reads:  # a loop's body: the variables it reads are named
                 continue
+            if self.facts.kind_of(nodes.name(name)).shape == "scalar":
+                continue  # a number, which no update in place changes (a list held it)
             reader = user_name(name)
             shared = "" if reader == update.var else ", which shares its memory,"
             error = TransformError(
@@ -524,6 +526,18 @@ def _update(stmt, before):
 def _symbol(op):
     return nodes.unparse(nodes.binop(nodes.name("a"), op, nodes.name("b"))).split()[1]
 
+
+def _stored(value, receiver):
+    """The names of the arguments that call `value` of a copying update stores into its
+    result: those after the container (all of a method's, whose container is its
+    `receiver`), but an index or a key (`with_item`, `popped`): a dict's keys are
+    hashable, never updated in place, and an index array is copied."""
+    if receiver:
+        return _names(value.args)
+    return _names(value.args[_STORED.get(getattr(value, "helper", None), slice(1, None))])
+
+
+_STORED = {mutation.with_item: slice(2, None), mutation.popped: slice(0, 0)}
 
 _UPDATE_METHODS = {mutation.with_item: None, mutation.appended: "append",
                    mutation.extended: "extend", mutation.popped: "pop"}
