@@ -2323,3 +2323,37 @@ def test_updates_of_lists_held_by_containers_are_not_refused_for_what_they_canno
     loop's counter, shared the dict's memory. A number is never changed in place, and
     an index or a key is not stored."""
     check_grads(fn, (0.7,), order=2)
+
+
+def _a_closure_appends_to_its_functions_list(a):
+    out = [0.1]
+
+    def push(v):
+        out.append(v * a)
+
+    for k in range(3):
+        push(out[-1] + k)
+    return sum(out)
+
+
+def _a_lists_method_taken_as_a_value(a):
+    out = []
+    add = out.append
+    add(a * 2.0)
+    return sum(out)
+
+
+def test_a_list_updated_where_the_derivative_cannot_follow_is_refused():
+    """Found by programs written for lists held by containers, silent wrong gradients,
+    pre-existing (0.0 for 4.79 and for 2.0):
+    - a nested function whose result is dropped ran as it is when its arguments had no
+      derivative, though it closed over one (`a`) and appended to its function's
+      list. A closure over a differentiable value is now transformed when it runs,
+      which refuses the append to a list read outside it;
+    - `add = out.append`, then `add(v)`, ran as a library call. Taking a list's
+      updating method as a value is refused at its line."""
+    with pytest.raises(TransformError, match="out.append puts a differentiable value") as error:
+        pullback.grad(_a_closure_appends_to_its_functions_list)(0.7)
+    assert error.value.lineno == _a_closure_appends_to_its_functions_list.__code__.co_firstlineno + 4
+    with pytest.raises(TransformError, match=r"taking the method out\.append as a value"):
+        pullback.grad(_a_lists_method_taken_as_a_value)(0.7)

@@ -842,6 +842,8 @@ class Interpreter:
         args = value.args + [k.value for k in value.keywords]
         if method:
             args = args + [value.func.value]
+        elif nodes.is_name(value.func):
+            args = args + [value.func]  # a closure over a differentiable value
         if not any(self.kind_of(a).active for a in args):
             return None
         what = f"{self.user_text(value.func.value)}.{value.func.attr}" if isinstance(

@@ -92,6 +92,8 @@ _UNSUPPORTED_EXPRESSIONS = {
 RETURN = "<return>"
 CALLED_AT_ONCE = "<called at once>"  # the name of a lambda called where it is made
 _UPDATES = {"append": mutation.appended, "extend": mutation.extended}
+_LIST_UPDATES = ("append", "extend", "pop", "insert", "remove", "clear", "sort", "reverse",
+                 "popitem", "setdefault")  # the methods of a list or dict that update it
 
 
 def to_anf(tree, origin):
@@ -993,6 +995,12 @@ class _Normalizer:
         return expr
 
     def expr_Attribute(self, expr):
+        if expr.attr in _LIST_UPDATES and isinstance(expr.value, nodes.Name) and (
+                expr.value.id in self.versions):  # `add = xs.append`: not called here
+            raise unsupported(f"taking the method {expr.value.id}.{expr.attr} as a value",
+                              expr, self.origin, f"pullback follows the updates a list's or "
+                              f"dict's method makes where it is called on the variable: "
+                              f"call {expr.value.id}.{expr.attr}(...) itself")
         return nodes.attribute(self.atom(expr.value), expr.attr)
 
     def expr_Subscript(self, expr):
