@@ -2354,6 +2354,7 @@ def test_a_list_updated_where_the_derivative_cannot_follow_is_refused():
       updating method as a value is refused at its line."""
     with pytest.raises(TransformError, match="out.append puts a differentiable value") as error:
         pullback.grad(_a_closure_appends_to_its_functions_list)(0.7)
-    assert error.value.lineno == _a_closure_appends_to_its_functions_list.__code__.co_firstlineno + 4
+    first = _a_closure_appends_to_its_functions_list.__code__.co_firstlineno
+    assert error.value.lineno == first + 4
     with pytest.raises(TransformError, match=r"taking the method out\.append as a value"):
         pullback.grad(_a_lists_method_taken_as_a_value)(0.7)
