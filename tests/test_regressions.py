@@ -9,6 +9,7 @@ import collections
 import contextlib
 import dataclasses
 import math
+import operator
 import re
 
 import numpy as np
@@ -2358,3 +2359,33 @@ def test_a_list_updated_where_the_derivative_cannot_follow_is_refused():
     assert error.value.lineno == first + 4
     with pytest.raises(TransformError, match=r"taking the method out\.append as a value"):
         pullback.grad(_a_lists_method_taken_as_a_value)(0.7)
+
+
+def _appended_by_the_unbound_method(a):
+    out = [0.1]
+    list.append(out, a * 2.0)
+    return sum(out)
+
+
+def _set_by_operator(a):
+    d = {"x": 0.0}
+    operator.setitem(d, "x", a * 2.0)
+    return d["x"] + 1.0
+
+
+def _extended_by_iadd(a):
+    xs = [0.1]
+    xs.__iadd__([a * 2.0])
+    return sum(xs)
+
+
+@pytest.mark.parametrize("fn, what", [(_appended_by_the_unbound_method, "list.append"),
+                                      (_set_by_operator, "operator.setitem"),
+                                      (_extended_by_iadd, "xs.__iadd__")])
+def test_an_update_in_place_by_a_function_or_a_dunder_method_is_refused(fn, what):
+    """Found probing the class of the dropped calls that update a list, silent wrong
+    gradients, pre-existing (0.0 for 2.0): ANF follows `xs.append(v)`, but
+    `list.append(xs, v)`, `operator.setitem(d, k, v)` and `xs.__iadd__(ys)` ran as
+    library calls. They are declared as updating their argument, and refused."""
+    with pytest.raises(TransformError, match=f"{re.escape(what)} updates a value in place"):
+        pullback.grad(fn)(0.7)

@@ -10,6 +10,7 @@ argument (or object) is refused, as is one passing `out=`.
 import bisect
 import collections
 import heapq
+import operator
 import random
 
 import numpy as np
@@ -23,10 +24,13 @@ declare(np.copyto, np.put, np.putmask, np.place, np.fill_diagonal, np.put_along_
         np.ndarray.partition, np.ndarray.setfield, list.sort, list.reverse, list.clear,
         list.remove, list.insert, dict.update, dict.clear, dict.setdefault, dict.popitem,
         collections.deque.appendleft, collections.deque.extendleft, collections.deque.rotate,
-        updates=True)
+        # called as functions (`list.append(xs, v)`): ANF follows `xs.append(v)` alone
+        list.append, list.extend, list.pop, dict.pop, operator.setitem, operator.delitem,
+        operator.iadd, operator.iconcat, operator.imul, updates=True)
 
 updating_methods(
     "sort", "reverse", "clear", "remove", "insert", "update", "setdefault", "popitem", "add",
     "discard", "difference_update", "intersection_update", "symmetric_difference_update",
     "appendleft", "extendleft", "rotate", "popleft", "fill", "put", "itemset", "resize",
-    "partition", "setfield", "at", "__setitem__", "__delitem__")
+    "partition", "setfield", "at", "__setitem__", "__delitem__", "__iadd__", "__imul__",
+    "__isub__", "__itruediv__")
