@@ -92,7 +92,7 @@ _UNSUPPORTED_EXPRESSIONS = {
 RETURN = "<return>"
 CALLED_AT_ONCE = "<called at once>"  # the name of a lambda called where it is made
 _UPDATES = {"append": mutation.appended, "extend": mutation.extended}
-_LIST_UPDATES = ("append", "extend", "pop", "insert", "remove", "clear", "sort", "reverse",
+_LIST_UPDATES = (*flow.UPDATING_METHODS, "insert", "remove", "clear", "sort", "reverse",
                  "popitem", "setdefault")  # the methods of a list or dict that update it
 
 
@@ -643,59 +643,48 @@ class _Normalizer:
 
     def update_item_by(self, call):
         """`x[i].append(v)` (or `extend`) on an item of a local variable: the item updated,
-        then written back into `x`, as `x[i][j] = v` is (`update_item`)."""
-        updated = self.item_updated(call, _UPDATES[call.func.attr], [
-            self.atom(a) for a in call.args])
-        self.write_back(call.func.value, updated)
+        then written back into `x`, as `x[i][j] = v` is (`update_in_item`)."""
+        args = [self.atom(a) for a in call.args]
+        updated, write_back = self.update_in_item(call.func.value, _UPDATES[call.func.attr],
+                                                  args)
+        write_back(updated)
 
     def pop_item(self, call):
         """`x[i].pop(k)` on an item of a local variable: `xs_1, value = popped(x[i], k)`,
         `xs_1` written back into `x`; the value is the result."""
-        pair = self.item_updated(call, mutation.popped, [self.atom(a) for a in call.args])
+        args = [self.atom(a) for a in call.args]
+        pair, write_back = self.update_in_item(call.func.value, mutation.popped, args)
         rest, value = self.namer.fresh("items"), self.namer.fresh("value")
         self.emit(nodes.unpack([rest, value], pair))
-        self.write_back(call.func.value, nodes.name(rest))
+        write_back(nodes.name(rest))
         return nodes.name(value)
 
-    def item_updated(self, call, helper, args):
-        """The item `call` is a method of (`x[i]` in `x[i].append(v)`), read, and updated
-        by `helper(item, *args)`: its new value, whose statement updates the item in
-        place (Python changes the item, which other names for it see), `x` and the
-        parts read to reach it being written back."""
-        receiver = call.func.value
+    def update_in_item(self, item, helper, args):
+        """`helper(x[i], *args)` for the item `item` (`x[i]`, of a local variable `x`),
+        which the statement updates in place: Python changes the item, which any other
+        name for it sees, but `x` and the parts read to reach the item, which are
+        written back. Its result, and the function writing a new item back into `x`
+        (at the index evaluated once)."""
+        inner_index = self.index(item.slice)
         start = len(self.out)
-        inner = self.atom(nodes.Subscript(value=receiver.value, slice=self.index(
-            receiver.slice), ctx=nodes.Load()))
+        inner = self.atom(nodes.Subscript(value=item.value, slice=inner_index,
+                                          ctx=nodes.Load()))
         parts = [s.targets[0].id for s in self.out[start:] if isinstance(s, nodes.Assign)
                  and isinstance(s.targets[0], nodes.Name)]
-        updated = self.named(self.helper_call(helper, [inner] + args), "updated", flat=True)
-        root = _root_name(receiver)
+        result = self.named(self.helper_call(helper, [inner] + args), "updated", flat=True)
+        root = _root_name(item)
         self.out[-1].updates = (root, inner.id)
         self.out[-1].written_back = [self.versions.get(root, root)] + parts
-        return updated
-
-    def write_back(self, item, value):
-        """`x[i] = value` for the item `item` (`x[i]`) a method updated."""
-        self.update_item(item.value, self.index_value(self.index(item.slice)), value)
+        return result, lambda new: self.update_item(item.value, self.index_value(inner_index),
+                                                    new)
 
     def update_item(self, container, index, value):
         """`x[index] = value` as `x_1 = with_item(x, index, value)`; `x[i][j] = v`
         updates `x[i]` first, then `x`."""
         if isinstance(container, nodes.Subscript):
-            inner_index = self.index(container.slice)
-            start = len(self.out)
-            inner = self.atom(nodes.Subscript(value=container.value, slice=inner_index,
-                                              ctx=nodes.Load()))
-            parts = [s.targets[0].id for s in self.out[start:] if isinstance(s, nodes.Assign)
-                     and isinstance(s.targets[0], nodes.Name)]
-            updated = self.named(self.helper_call(mutation.with_item, [inner, index, value]),
-                                 "updated", flat=True)
-            # Python updates the item `x[i]` in place: any other name for it sees the change,
-            # but `x` and the parts read to reach the item, which are written back
-            root = _root_name(container)
-            self.out[-1].updates = (root, inner.id)
-            self.out[-1].written_back = [self.versions.get(root, root)] + parts
-            self.update_item(container.value, self.index_value(inner_index), updated)
+            updated, write_back = self.update_in_item(container, mutation.with_item,
+                                                      [index, value])
+            write_back(updated)
             return
         if not (isinstance(container, nodes.Name) and container.id in self.versions):
             raise unsupported("assignment to an item of a value that is not a local variable",

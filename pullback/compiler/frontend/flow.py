@@ -19,7 +19,7 @@ in xs)` after a loop assigning `x`) is another variable.
 
 import collections
 
-from ..syntax import nodes
+from ..syntax import nodes, scopes
 
 NEXT, BREAK, RETURN, DONE = "next", "break", "return", "done"
 UPDATING_METHODS = ("append", "extend", "pop")
@@ -135,52 +135,26 @@ def mark_carried(body, params, shared=()):
 
 def _own_reads(statements):
     """How often each name is read in `statements` as a variable of their function's
-    scope: not in a nested function, lambda or comprehension that binds the name
-    itself (a parameter, an assignment, a comprehension's target); `x += e` reads `x`."""
+    scope (`x += e` reads `x`): a nested function, lambda or comprehension reads the
+    names it takes from outside (`scopes.free_names`), once each, not those it binds
+    itself, and the parts evaluated outside it as any statement does."""
     found = collections.Counter()
-    todo = [(stmt, frozenset()) for stmt in statements]
+    todo = list(statements)
     while todo:
-        node, hidden = todo.pop()
+        node = todo.pop()
         if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Load):
-            found[node.id] += node.id not in hidden
-            continue
-        if isinstance(node, nodes.AugAssign) and isinstance(node.target, nodes.Name):
-            found[node.target.id] += node.target.id not in hidden
-        if isinstance(node, (nodes.FunctionDef, nodes.Lambda)):
-            args = node.args
-            todo += [(d, hidden) for d in [*args.defaults, *args.kw_defaults] if d]
-            todo += [(n, hidden) for n in getattr(node, "decorator_list", ())]
-            body = node.body if isinstance(node.body, list) else [node.body]
-            inner = hidden | _bound_in(node, body)
-            todo += [(n, inner) for n in body]
+            found[node.id] += 1
+        elif isinstance(node, nodes.AugAssign) and isinstance(node.target, nodes.Name):
+            found[node.target.id] += 1
+        if isinstance(node, scopes.SCOPES):
+            found.update(scopes.free_names(node))
+            todo += scopes.evaluated_outside(node)
         elif isinstance(node, _COMPREHENSIONS):
-            first, *rest = node.generators  # the first iterable is read outside
-            inner = hidden | {n for g in node.generators for n in nodes.names_in(g.target)}
-            todo.append((first.iter, hidden))
-            todo += [(n, inner) for g in rest for n in [g.iter, *g.ifs]]
-            todo += [(n, inner) for n in first.ifs]
-            todo += [(n, inner) for n in nodes.iter_child_nodes(node)
-                     if not isinstance(n, nodes.comprehension)]
+            found.update(scopes.free_names(node))
+            todo.append(node.generators[0].iter)  # the first iterable is read outside
         else:
-            todo += [(n, hidden) for n in nodes.iter_child_nodes(node)]
+            todo += nodes.iter_child_nodes(node)
     return found
-
-
-def _bound_in(function, body):
-    """The names a function or lambda binds in its own scope: its parameters and what
-    it assigns, but for names it declares `global` or `nonlocal`."""
-    args = function.args
-    params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    bound = {p.id for p in params if p is not None}
-    declared = set()
-    for node in nodes.walk_scope(*body):
-        if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
-            bound.add(node.id)
-        elif isinstance(node, nodes.FunctionDef) and node is not function:
-            bound.add(node.name)
-        elif isinstance(node, (nodes.Global, nodes.Nonlocal)):
-            declared.update(node.names)
-    return bound - declared
 
 
 _COMPREHENSIONS = (nodes.ListComp, nodes.SetComp, nodes.DictComp, nodes.GeneratorExp)
