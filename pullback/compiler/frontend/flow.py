@@ -149,9 +149,14 @@ def _own_reads(statements):
         if isinstance(node, scopes.SCOPES):
             found.update(scopes.free_names(node))
             todo += scopes.evaluated_outside(node)
-        elif isinstance(node, _COMPREHENSIONS):
-            found.update(scopes.free_names(node))
-            todo.append(node.generators[0].iter)  # the first iterable is read outside
+        elif isinstance(node, _COMPREHENSIONS):  # a scope of its own but for its first
+            first, *rest = node.generators        # iterable (symtable inlines it in 3.12)
+            targets = set().union(*(nodes.names_in(g.target) for g in node.generators))
+            inner = [n for g in rest for n in (g.iter, *g.ifs)] + list(first.ifs) + [
+                n for n in nodes.iter_child_nodes(node) if not isinstance(n, nodes.comprehension)]
+            found.update({name: count for name, count in _own_reads(inner).items()
+                          if name not in targets})
+            todo.append(first.iter)
         else:
             todo += nodes.iter_child_nodes(node)
     return found

@@ -56,8 +56,7 @@ def evaluated_outside(node):
 
 
 def free_names(node):
-    """The names a `def`, `lambda` or comprehension node reads from outside itself
-    (not a comprehension's first iterable, which the enclosing scope evaluates).
+    """The names a `def` or `lambda` node reads from outside itself.
 
     They include the globals it reads; intersected with the names bound in
     the enclosing function, they are its free variables.
