@@ -186,15 +186,15 @@ def value_and_grad(f, argnums=0):
     positions = argnums_tuple(argnums)
 
     def value_and_gradient(*args, **kwargs):
-        active, held = check_gradient_call(fn, args, kwargs, positions)
+        active, fixed = check_gradient_call(fn, args, kwargs, positions)
         param_kinds = transform.param_kinds(fn, args, kwargs, active)
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
-        out, cts = debugging.run_holding_constant(held, forward_and_back, fn, forward, args,
-                                                  kwargs)
+        out, cts = debugging.run_holding_constant(held_constant(args, positions, fixed),
+                                                  forward_and_back, fn, forward, args, kwargs)
         cts = calls.by_argument(calls.signature(fn), args, kwargs, cts)
         grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
-                                           calls.pick(args, positions), held=args)
+                                           calls.pick(args, positions), held=fixed)
         return out, grads[0] if isinstance(argnums, int) else grads
 
     named_after(value_and_gradient, fn)
@@ -438,7 +438,7 @@ def argnums_tuple(argnums):
 
 def check_gradient_call(fn, args, kwargs, positions):
     """Check a call of `grad(fn)`; return the names of the parameters differentiated and
-    the ids of the arrays held constant (`held_constant`)."""
+    the arrays among the arguments not differentiated (`fixed_arrays`)."""
     for i in positions:
         if not 0 <= i < len(args):
             raise ValueError(f"argnums {i} is out of range: {fn.__qualname__} was called "
@@ -451,24 +451,30 @@ def check_gradient_call(fn, args, kwargs, positions):
                 "and containers of them have gradients (pullback.vjp gives ZERO for others)"
             )
     names = {calls.parameter_at(calls.signature(fn), i) for i in positions}
-    return names, held_constant(args, kwargs, positions)
+    return names, fixed_arrays(args, kwargs, positions)
 
 
-def held_constant(args, kwargs, positions):
-    """The ids of the arrays among the arguments not differentiated (in their containers
-    and records too), but for those the differentiated ones reach (in their closures too):
-    calls resolved at run time take them as constants (`runtime.constants`) until a
-    differentiation nested in the function starts.
+def fixed_arrays(args, kwargs, positions):
+    """The arrays among the arguments not differentiated, in their containers and records
+    too: found once a call, for `held_constant` and for the gradients, which must not be
+    one of them (`cotangents.materialize_all`)."""
+    fixed = [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
+    return [leaf for leaf in kinds.leaves(fixed) if type(leaf) is np.ndarray]
+
+
+def held_constant(args, positions, fixed):
+    """The ids of the arrays `fixed` among the arguments not differentiated, but for those
+    the differentiated ones reach (in their closures too): calls resolved at run time
+    take them as constants (`runtime.constants`) until a differentiation nested in the
+    function starts.
 
     An array object that is one of these has a zero derivative wherever the function
     reads it: pullback never updates an argument in place.
     """
-    fixed = [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
-    arrays = [leaf for leaf in kinds.leaves(fixed) if type(leaf) is np.ndarray]
-    if not arrays:
+    if not fixed:
         return frozenset()
     reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}
-    return frozenset(id(a) for a in arrays if id(a) not in reached)
+    return frozenset(id(a) for a in fixed if id(a) not in reached)
 
 
 def check_arguments(fn, args):

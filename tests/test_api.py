@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback.api import held_constant
+from pullback.api import fixed_arrays, held_constant
 from pullback.compiler import transform
 from pullback.compiler.analysis import kinds
 from pullback.runtime import constants
@@ -278,8 +278,9 @@ def test_arguments_not_differentiated_are_constants_in_calls_resolved_at_run_tim
     differentiable, and grad of grad is unchanged."""
     rng = np.random.default_rng(0)
     w, data, extra = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3)
-    assert held_constant((w, [data, 1.0], w), {"k": extra}, (0,)) == {id(data), id(extra)}
-    assert held_constant((w, data), {}, (0, 1)) == frozenset()
+    args, kwargs = (w, [data, 1.0], w), {"k": extra}
+    assert held_constant(args, (0,), fixed_arrays(args, kwargs, (0,))) == {id(data), id(extra)}
+    assert held_constant((w, data), (0, 1), fixed_arrays((w, data), {}, (0, 1))) == frozenset()
     with constants.holding({id(data)}):
         held = transform.param_kinds(_through_values, (w, data, extra), {}, held=True)
         assert held["data"].active is False and held["w"] is kinds.VECTOR

@@ -29,7 +29,7 @@ from ..runtime.cotangents import ZERO
 from . import debug_files, emit, reverse, tangent
 from .analysis import interpret, kinds
 from .bindings import Bindings, helper_names, mark_helpers
-from .frontend import anf, inline, parse
+from .frontend import anf, inline, invariant_reads, parse
 from .optimize import simplify
 from .syntax import nodes, scopes
 from .syntax.naming import Namer
@@ -191,7 +191,8 @@ def _assuming(key, assumed):
 def _interpret(front, param_kinds, calls):
     """The `interpret.Summary` of the function whose `_front` is `front`."""
     _, origin, _, inlined, _ = front
-    return interpret.Interpreter(nodes.clone(inlined), origin, param_kinds, calls).run()
+    hoisted = invariant_reads.hoisted(inlined, origin, param_kinds)
+    return interpret.Interpreter(nodes.clone(hoisted), origin, param_kinds, calls).run()
 
 
 def _calls_itself(callees, key):
@@ -384,6 +385,7 @@ def _run_pipeline(fn, param_kinds, front, mode):
     tree, origin, normal, inlined, inlined_globals = front
     own = _FORWARDS.setdefault(fn, {}).setdefault(_key(param_kinds, mode), _Forward())
     calls = _Calls(mode)
+    inlined = invariant_reads.hoisted(inlined, origin, param_kinds)
     result, namer, bindings, name = _stage(fn, tree.name, inlined, origin, param_kinds,
                                            own.cell, calls, mode)
     if mode == FORWARD:
@@ -489,10 +491,13 @@ def param_kinds(fn, args, kwargs, active=None, held=False):
     values = _bound_values(fn, args, kwargs)
     result = {}
     for name, value in values.items():
+        if active is not None and name not in active:
+            result[name] = kinds.of_constant(value)  # a constant tree is not walked
+            continue
         kind = kinds.of_value(value)
         if held and type(value) is np.ndarray and constants.is_held(value):
             kind = kinds.constant(kind)
-        result[name] = kind if active is None or name in active else kinds.constant(kind)
+        result[name] = kind
     return result
 
 

@@ -133,7 +133,7 @@ def of_constant(value):
     """`constant(of_value(value))`, without looking into `value`."""
     if type(value) is np.ndarray:
         return constant(_of_array(value)) if is_differentiable(value) else CONST
-    if isinstance(value, (float, int, np.number)):
+    if isinstance(value, (float, int, complex, np.number)):
         return CONST_SCALAR
     return CONST
 

@@ -22,6 +22,7 @@ the small functions it calls are inlined in turn. `pullback.source(f,
 optimize=False)` shows the code without inlining.
 """
 
+import collections
 import functools
 import types
 
@@ -29,7 +30,7 @@ from ...errors import TransformError
 from ...rules import registry
 from ...runtime import custom, introspection
 from ...runtime.calls import defaults, signature
-from ..syntax import nodes
+from ..syntax import nodes, operators
 from ..syntax.naming import Namer
 from . import anf, parse
 
@@ -141,6 +142,9 @@ class _Inliner:
         substitute = _Substitution(replacements)
         body = [substitute.visit(stmt) for stmt in body]
         result = substitute.visit(result)
+        own = {replacements[name].id for name in _local_names(callee)
+               if name in replacements and isinstance(replacements[name], nodes.Name)}
+        body, result = _folded(body, result, own - {target})
         if not nodes.is_name(result, target):
             lineno = nodes.lineno_of(body[-1]) if body else callee.lineno
             body.append(nodes.assign(target, result, lineno))
@@ -161,6 +165,48 @@ class _Substitution(nodes.NodeTransformer):
             node.id = replacement.id
             return node
         return nodes.clone(replacement)
+
+
+def _folded(body, result, own):
+    """The callee's statements and result for one call with the operations on constants
+    its arguments made (`"w_" + name` for `name="i"`) replaced by their values, and
+    the callee's variables `own` so bound once replaced by the value where they are read:
+    `p["w_" + name]` reads `p['w_i']`, an item whose key the later stages see."""
+    stores = collections.Counter(n.id for stmt in body for n in nodes.walk(stmt)
+                                 if isinstance(n, nodes.Name) and not isinstance(
+                                     n.ctx, nodes.Load))
+    values, out = {}, []
+    for stmt in body:
+        stmt = _Substitution(values).visit(stmt) if values else stmt
+        target = nodes.single_target(stmt)
+        value = _constant_of(stmt.value) if target in own and stores[target] == 1 else None
+        if value is None:
+            out.append(stmt)
+        else:
+            values[target] = value
+    return out, _Substitution(values).visit(result) if values else result
+
+
+def _constant_of(expr):
+    """The constant an operation on constants makes (as Python's compiler folds
+    `"w_" + "i"`), or None: for strings and numbers, when it raises nothing and makes
+    a short string or a small number."""
+    if not (isinstance(expr, nodes.BinOp) and isinstance(expr.left, nodes.Constant)
+            and isinstance(expr.right, nodes.Constant) and type(expr.op) in operators.BINARY):
+        return None
+    left, right = expr.left.value, expr.right.value
+    if not all(type(v) in (str, int, float) for v in (left, right)):
+        return None
+    if type(expr.op) is nodes.Pow or (isinstance(left, str) or isinstance(right, str)) and (
+            type(expr.op) is not nodes.Add):
+        return None  # no huge powers, no repeated or formatted strings
+    try:
+        value = operators.BINARY[type(expr.op)](left, right)
+    except (ArithmeticError, TypeError, ValueError):
+        return None
+    if isinstance(value, int) and abs(value) > 2 ** 62:
+        return None
+    return nodes.constant(value)
 
 
 def _callee(fn, stack):

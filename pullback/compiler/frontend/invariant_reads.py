@@ -1,0 +1,196 @@
+"""Stage 3 (optimise), after inlining: a loop's reads of items of containers nothing
+changes, made once before the loop.
+
+A loop reading its weights from a dict, `params["w"]` at every step, reads the same
+array at every step. Read inside the loop, the item is a value of the step: the
+forward caches it per step, and the pullback adds a dict holding its cotangent to
+the dict's cotangent at every step. Read before the loop, it is a variable of the
+loop's environment like any other, whose cotangent the pullback sums once after the
+loop from the steps' terms (`optimize/loop_sums.py`), as it does for a weight passed
+as an argument::
+
+    for t in range(steps):                  params_w = params['w']
+        params_w = params['w']         ->   for t in range(steps):
+        h = np.tanh(h @ params_w)               h = np.tanh(h @ params_w)
+
+A read `v = c[k]` or `v = c.k` at the top level of a loop's body moves when
+
+- `c` is a parameter of the function the function never assigns, or an item moved
+  before it, and `k` a constant;
+- the kinds of the call show the item there (a dict's key, a tuple's position, a
+  record's field), so that the read, made now even when the loop runs no step,
+  cannot fail;
+- nothing in the function updates a value in place or calls a function that might
+  (its calls are of primitives, of NumPy's methods, and of ANF's helpers);
+- `v` is assigned there only, and read only in the loop.
+
+Reads in nested loops move to the body of the loop around them first, and on from
+there when they can.
+"""
+
+import types
+
+import numpy as np
+
+from ...rules import registry
+from ..analysis import kinds
+from ..syntax import nodes
+
+_NOT_FOUND = object()
+
+
+def hoisted(tree, origin, param_kinds):
+    """FunctionDef `tree` (in ANF, inlined, from `origin`) with its loops' invariant item
+    reads made before them (a new tree), or `tree` itself when none moves."""
+    walked = list(nodes.walk(tree))
+    stores = _store_counts(walked)
+    local = set(stores) | set(nodes.parameter_names(tree.args))
+    if not _changes_nothing(walked, origin, local):
+        return tree
+    known = {name: kind for name, kind in param_kinds.items()
+             if isinstance(kind, kinds.Container) and not stores.get(name)}
+    if not known:
+        return tree
+    new = nodes.clone(tree)
+    mover = _Mover(known, stores, new)
+    new.body = mover.block(new.body)
+    return new if mover.moved else tree
+
+
+class _Mover:
+    def __init__(self, known, stores, tree):
+        self.known = known  # a container read in no loop as a new value -> its kind
+        self.stores = stores
+        self.tree = tree
+        self.moved = False
+
+    def block(self, statements):
+        """`statements` with the invariant reads of the loops among them moved before
+        each loop."""
+        out = []
+        for stmt in statements:
+            if isinstance(stmt, nodes.If):
+                stmt.body, stmt.orelse = self.block(stmt.body), self.block(stmt.orelse)
+            elif getattr(stmt, "loop", False):
+                stmt.body = self.block(stmt.body)
+                out += self.moved_from(stmt)
+            out.append(stmt)
+        return out
+
+    def moved_from(self, body):
+        """The reads moved out of loop body `body` (removed from it)."""
+        moved, kept = [], []
+        for stmt in body.body:
+            read = self.invariant_read(stmt, body)
+            if read is None:
+                kept.append(stmt)
+                continue
+            target, kind = read
+            self.known[target] = kind
+            moved.append(stmt)
+        if moved:
+            body.body = kept
+            read = nodes.names_in(body)
+            body.captured = sorted({name for name in body.captured if name in read}
+                                   | {nodes.single_target(s) for s in moved})
+            self.moved = True
+        return moved
+
+    def invariant_read(self, stmt, body):
+        """`(target, kind of the item)` when `stmt` is a read `target = c[k]` that may move
+        out of loop body `body`, else None."""
+        target = nodes.single_target(stmt)
+        key = _key(stmt.value) if target is not None else None
+        if key is None:
+            return None
+        container = self.known.get(stmt.value.value.id)
+        if container is None or isinstance(stmt.value, nodes.Attribute) != (
+                container.type not in (dict, list, tuple)):
+            return None  # items by subscript, a record's fields by attribute
+        item = container.item(key)
+        if item is None or self.stores.get(target) != 1 or _read_outside(
+                target, self.tree, body):
+            return None
+        return target, item
+
+
+def _key(value):
+    """The key of a read `c[k]` or `c.k` of a container named `c`, `k` a constant,
+    else None."""
+    if isinstance(value, nodes.Subscript) and nodes.is_name(value.value) and isinstance(
+            value.slice, nodes.Constant):
+        return value.slice.value
+    if isinstance(value, nodes.Attribute) and nodes.is_name(value.value):
+        return value.attr
+    return None
+
+
+def _read_outside(name, tree, body):
+    """Whether `name` is read in `tree` outside loop body `body`."""
+    pending = list(tree.body)
+    while pending:
+        node = pending.pop()
+        if node is body:
+            continue
+        if isinstance(node, nodes.Name) and node.id == name and isinstance(node.ctx, nodes.Load):
+            return True
+        pending.extend(nodes.iter_child_nodes(node))
+    return False
+
+
+def _store_counts(walked):
+    counts = {}
+    for node in walked:
+        if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
+            counts[node.id] = counts.get(node.id, 0) + 1
+    return counts
+
+
+def _changes_nothing(walked, origin, local):
+    """Whether no statement among the nodes `walked` updates a value in place or calls
+    what might: every call is of a primitive not declared updating, of a method NumPy's
+    arrays have that updates nothing, or one of ANF's helpers."""
+    for node in walked:
+        if getattr(node, "updates", None) is not None:
+            return False
+        if isinstance(node, (nodes.Subscript, nodes.Attribute)) and not isinstance(
+                node.ctx, nodes.Load):
+            return False
+        if isinstance(node, nodes.Call) and not _harmless(node, origin, local):
+            return False
+    return True
+
+
+def _harmless(call, origin, local):
+    if getattr(call, "helper", None):
+        return True
+    keywords = [k.arg for k in call.keywords]
+    func = call.func
+    if isinstance(func, nodes.Attribute) and not isinstance(
+            _resolved(func.value, origin, local), types.ModuleType):
+        return hasattr(np.ndarray, func.attr) and not registry.updates_in_place(
+            None, func.attr, keywords)
+    fn = _resolved(func, origin, local)
+    return fn is not _NOT_FOUND and registry.holds(fn, "updates") is False and (
+        not registry.updates_in_place(fn, None, keywords))
+
+
+def _resolved(expr, origin, local):
+    """The object a global name or a module's dotted attribute names, or `_NOT_FOUND`
+    (for a name in `local` too)."""
+    if isinstance(expr, nodes.Name):
+        if expr.id in local:
+            return _NOT_FOUND
+        found = origin.globals.get(expr.id, _NOT_FOUND)
+        if found is _NOT_FOUND:
+            builtins = origin.globals.get("__builtins__", {})
+            builtins = builtins if isinstance(builtins, dict) else vars(builtins)
+            found = builtins.get(expr.id, _NOT_FOUND)
+        return found
+    if isinstance(expr, nodes.Attribute):
+        owner = _resolved(expr.value, origin, local)
+        if isinstance(owner, types.ModuleType):
+            return getattr(owner, expr.attr, _NOT_FOUND)
+    return _NOT_FOUND
+
+
