@@ -2389,3 +2389,71 @@ def test_an_update_in_place_by_a_function_or_a_dunder_method_is_refused(fn, what
     library calls. They are declared as updating their argument, and refused."""
     with pytest.raises(TransformError, match=f"{re.escape(what)} updates a value in place"):
         pullback.grad(fn)(0.7)
+
+
+def _squares(values):
+    total = 0.0
+    for v in values:
+        total = total + v * v
+    return total
+
+
+def _a_dicts_values_through_a_value(x):
+    d = {0: x, 1: 2.0 * x}
+    functions = [_squares]
+    return functions[0](d.values())
+
+
+def _a_dicts_items_through_a_value(x):
+    d = {"a": x, "b": 2.0 * x}
+    functions = [_pair_squares]
+    return functions[0](d.items())
+
+
+def _pair_squares(pairs):
+    total = 0.0
+    for _, v in pairs:
+        total = total + v * v
+    return total
+
+
+def _a_reversed_list_through_a_value(x):
+    functions = [_squares]
+    return functions[0](reversed([x, 2.0 * x]))
+
+
+def _a_closure_over_a_dicts_values(x):
+    values = {0: x, 1: x * x}.values()
+
+    def total(k):
+        return k * _squares(values)
+
+    functions = [total]
+    return functions[0](3.0)
+
+
+def _a_built_dicts_values_in_a_loop_with_a_closure(x):
+    d = {}
+    d[0] = x
+    y = 0.0
+    for t in d.values():
+        s = 0.0
+        for _ in [1.0, 2.0]:
+            s = s + t
+        y = s
+    return y * x
+
+
+@pytest.mark.parametrize("fn", [_a_dicts_values_through_a_value, _a_dicts_items_through_a_value,
+                                _a_reversed_list_through_a_value,
+                                _a_closure_over_a_dicts_values,
+                                _a_built_dicts_values_in_a_loop_with_a_closure])
+def test_a_dicts_view_or_an_iterator_reached_at_run_time_is_differentiated(fn):
+    """Found by the fuzzer (seed 142), silent wrong gradients, pre-existing: a dict's
+    `values()` or `items()`, or an iterator (`reversed(xs)`), passed to a call resolved
+    at run time (a function held in a list, or at order 2 the loop helper
+    `iterate_fwd` over a dict built by updates) took the kind of a constant, as
+    `kinds.of_value` saw no float in it: 0.0 for 8.12 at order 1, 2.0 for 4.0 at
+    order 2. A view has the kinds of its items, and an iterator, whose items cannot be
+    seen without taking them, may be differentiable."""
+    check_grads(fn, (0.8119,), order=2)

@@ -8,6 +8,7 @@ code is generated for them. Kinds only ever remove code: the generated code is
 correct for any value of its kind.
 """
 
+import collections.abc
 import dataclasses
 import functools
 import types
@@ -174,6 +175,10 @@ def of_value(value, depth=0):
             return CONST
         kind = _container_of_value(value, depth)
         return kind if kind.active else CONST
+    if type(value) in _VIEWS:
+        return _of_view(value, depth)
+    if isinstance(value, collections.abc.Iterator):
+        return ANY  # its items cannot be seen without taking them
     if isinstance(value, types.FunctionType):
         held = value.__closure__ or value.__defaults__ or value.__kwdefaults__
         return ANY if held and _any_active(value) else CONST
@@ -182,6 +187,17 @@ def of_value(value, depth=0):
     if not is_differentiable(value):
         return CONST
     return ARRAY if isinstance(value, (np.ndarray, Deferred)) else SCALAR
+
+
+def _of_view(view, depth):
+    """The kind of a dict's `values()` or `items()`: an iterable of its items' kinds."""
+    result = None
+    for item in view:
+        result = join(result, of_value(item, depth + 1))
+    return Items(result) if result is not None and result.active else CONST
+
+
+_VIEWS = (type({}.values()), type({}.items()))
 
 
 def _of_array(array):
@@ -217,15 +233,17 @@ _LONGEST = 32
 
 def _any_active(value):
     """Whether `value` holds a differentiable value: in a container, in a function's
-    closure cells, or in a bound method's object."""
-    return any(is_differentiable(leaf) for leaf in leaves(value, into_closures=True))
+    closure cells, or in a bound method's object; or an iterator, which may."""
+    return any(is_differentiable(leaf) or isinstance(leaf, collections.abc.Iterator)
+               for leaf in leaves(value, into_closures=True))
 
 
 def leaves(value, into_closures=False):
-    """The values inside `value` that are not tuples, lists, dicts or objects with
-    attributes (`records`), searched without recursion, each once (numbers and
-    strings, which cannot hold others, maybe more than once); with `into_closures`,
-    also those in functions' closure cells and bound methods' objects."""
+    """The values inside `value` that are not tuples, lists, dicts, a dict's values or
+    items, or objects with attributes (`records`), searched without recursion, each
+    once (numbers and strings, which cannot hold others, maybe more than once); with
+    `into_closures`, also those in functions' closure cells and bound methods'
+    objects."""
     pending, seen = [value], set()
     while pending:
         value = pending.pop()
@@ -241,6 +259,8 @@ def leaves(value, into_closures=False):
             pending.extend(value)
         elif isinstance(value, dict):
             pending.extend(value.values())
+        elif type(value) in _VIEWS:
+            pending.extend(value)
         elif into_closures and isinstance(value, types.FunctionType):
             pending.extend(introspection.cell_values(value))
             pending.extend(value.__defaults__ or ())
