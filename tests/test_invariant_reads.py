@@ -3,6 +3,7 @@
 folded (`inline._folded`): where reads move and where they stay, the generated text,
 and values against finite differences at orders 1 and 2."""
 
+import ast
 import dataclasses
 
 import numpy as np
@@ -11,6 +12,7 @@ import pytest
 import pullback
 from pullback.compiler.frontend import inline
 from pullback.compiler.syntax import nodes
+from pullback.compiler.syntax.naming import Namer
 from pullback.testing import check_grads
 
 
@@ -171,13 +173,15 @@ def test_reads_stay_in_the_loop(fn):
 
 
 def _folded_text(statements):
-    tree = nodes.from_ast(__import__("ast").parse(statements))
-    body, _ = inline._folded(tree.body, nodes.constant(None), {"key", "n"})
+    tree = nodes.from_ast(ast.parse(statements))
+    body, _ = inline._folded(tree.body, nodes.constant(None), {"key", "n", "v"},
+                             Namer.for_tree(tree))
     return [nodes.unparse(stmt).strip() for stmt in body]
 
 
 def test_operations_on_constants_folded_where_a_callee_is_inlined():
-    assert _folded_text("key = 'w_' + 'i'\nv = p[key]") == ["v = p['w_i']"]
+    assert _folded_text("key = 'w_' + 'i'\nv = p[key]\nu = v * 2") == [
+        "p_w_i = p['w_i']", "u = p_w_i * 2"]
     assert _folded_text("n = 2 * 3\nv = x * n") == ["v = x * 6"]
     assert _folded_text("key = 'w' * 3\nv = p[key]") == ["key = 'w' * 3", "v = p[key]"]
     assert _folded_text("n = 1 / 0\nv = n") == ["n = 1 / 0", "v = n"]

@@ -30,7 +30,7 @@ from ...errors import TransformError
 from ...rules import registry
 from ...runtime import custom, introspection
 from ...runtime.calls import defaults, signature
-from ..syntax import nodes, operators
+from ..syntax import naming, nodes, operators
 from ..syntax.naming import Namer
 from . import anf, parse
 
@@ -144,7 +144,7 @@ class _Inliner:
         result = substitute.visit(result)
         own = {replacements[name].id for name in _local_names(callee)
                if name in replacements and isinstance(replacements[name], nodes.Name)}
-        body, result = _folded(body, result, own - {target})
+        body, result = _folded(body, result, own - {target}, self.namer)
         if not nodes.is_name(result, target):
             lineno = nodes.lineno_of(body[-1]) if body else callee.lineno
             body.append(nodes.assign(target, result, lineno))
@@ -167,24 +167,37 @@ class _Substitution(nodes.NodeTransformer):
         return nodes.clone(replacement)
 
 
-def _folded(body, result, own):
+def _folded(body, result, own, namer):
     """The callee's statements and result for one call with the operations on constants
     its arguments made (`"w_" + name` for `name="i"`) replaced by their values, and
     the callee's variables `own` so bound once replaced by the value where they are read:
-    `p["w_" + name]` reads `p['w_i']`, an item whose key the later stages see."""
+    `p["w_" + name]` reads `p['w_i']`, an item whose key the later stages see, named
+    after it (`p_w_i`)."""
     stores = collections.Counter(n.id for stmt in body for n in nodes.walk(stmt)
                                  if isinstance(n, nodes.Name) and not isinstance(
                                      n.ctx, nodes.Load))
     values, out = {}, []
     for stmt in body:
+        keyed = _keyed_by(stmt, values)
         stmt = _Substitution(values).visit(stmt) if values else stmt
         target = nodes.single_target(stmt)
-        value = _constant_of(stmt.value) if target in own and stores[target] == 1 else None
-        if value is None:
-            out.append(stmt)
-        else:
+        once = target in own and stores[target] == 1
+        value = _constant_of(stmt.value) if once else None
+        if value is not None:
             values[target] = value
+            continue
+        if once and keyed:
+            values[target] = nodes.name(namer.fresh(naming.describe(stmt.value)))
+            stmt = _Substitution(values).visit(stmt)
+        out.append(stmt)
     return out, _Substitution(values).visit(result) if values else result
+
+
+def _keyed_by(stmt, values):
+    """Whether `stmt` reads an item by a key among the constants folded, `values`."""
+    value = stmt.value if isinstance(stmt, nodes.Assign) else None
+    return (isinstance(value, nodes.Subscript) and nodes.is_name(value.slice)
+            and isinstance(values.get(value.slice.id), nodes.Constant))
 
 
 def _constant_of(expr):
