@@ -56,6 +56,19 @@ def with_record(layer, xs):
     return np.sum(h)
 
 
+def in_branches(p, xs):
+    total = 0.0
+    for x in xs:
+        if x > 0.0:
+            total = total + np.sum(p["w"] * x)
+        else:
+            try:
+                total = total - np.sum(np.sin(p["w"] * x)) * p["c"]
+            except ZeroDivisionError:
+                total = total + 1.0
+    return total
+
+
 def read_after(p, xs):
     total = 0.0
     for x in xs:
@@ -143,6 +156,14 @@ def test_reads_in_nested_loops_and_of_records():
     text = pullback.source(with_record, layer, xs, argnums=(0,))
     assert "layer_w = layer.w" in _before_loop(text)
     check_grads(with_record, (layer, xs), order=2, argnums=0)
+
+
+def test_reads_in_a_loops_branches_and_try_move():
+    rng = np.random.default_rng(6)
+    p, xs = {"w": rng.standard_normal(3), "c": 0.7}, [0.3, -0.2, 0.5, -0.4]
+    before = _before_loop(pullback.source(in_branches, p, xs, argnums=(0,)))
+    assert "p['w']" in before and "p['c']" in before
+    check_grads(in_branches, (p, xs), order=2, argnums=0)
 
 
 def test_a_read_whose_value_the_loop_passes_on_moves():

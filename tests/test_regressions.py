@@ -2457,3 +2457,36 @@ def test_a_dicts_view_or_an_iterator_reached_at_run_time_is_differentiated(fn):
     order 2. A view has the kinds of its items, and an iterator, whose items cannot be
     seen without taking them, may be differentiable."""
     check_grads(fn, (0.8119,), order=2)
+
+
+def _a_closure_in_a_conditional_expression_then_read(y):
+    s1 = y * 2.0
+    s8 = 0.0
+    if y > 5.0:
+        w = (lambda t: s1 + t)(1.0)
+    else:
+        w = 1.0 if y > 0 else (lambda t: s1)(0.0)
+        s8 = sum((abs(y) for s1 in range(1)), 0.0)
+    return y * s1 + w * s8
+
+
+def _a_closure_in_one_path_of_a_conditional_expression(y):
+    s3 = y * 2.0
+    if y > 3.0:
+        s6 = 1.0
+    else:
+        s6 = (lambda t: s3 * t)(1.0) if y > 0 else 2.0
+    t = sum([1.0 for s3 in [y]])
+    return y * s3 + s6 * t
+
+
+@pytest.mark.parametrize("fn", [_a_closure_in_a_conditional_expression_then_read,
+                                _a_closure_in_one_path_of_a_conditional_expression])
+@pytest.mark.parametrize("y", [0.7, -0.7])
+def test_a_closure_in_a_conditional_expression(fn, y):
+    """Found by the fuzzer (seed 144), a crash of the transformer, pre-existing: a
+    closure in one path of `a if c else b` names the variable it reads by its own name,
+    which ANF then forgot after the expression, so the `if` around it named it again on
+    the same path ("ANF: s1 assigned again"). The other path now names it too, as a
+    statement `if` does."""
+    check_grads(fn, (y,), order=2)

@@ -1119,12 +1119,23 @@ class _Normalizer:
     def choose(self, test, then, orelse, result=None):
         """A name bound to `then` when `test` is true, else to `orelse`."""
         result = result or self.namer.fresh("choice")
-        body = self.branch(then, result)
-        alternative = self.branch(orelse, result)
+        before = dict(self.versions)
+        self.entries.append(before)  # a closure in a branch copies the version it names
+        body, captured_in_body = self.branch(then, result)
+        alternative, captured_in_else = self.branch(orelse, result)
+        self.entries.pop()
+        for var in sorted(captured_in_body | captured_in_else):
+            for branch, captured in ((body, captured_in_body), (alternative, captured_in_else)):
+                if var not in captured:  # the other path names the variable's version too
+                    branch.append(nodes.assign(var, nodes.name(before[var]), self.lineno))
+            self.versions[var] = var
         self.emit(nodes.if_(test, body, alternative))
         return nodes.name(result)
 
     def branch(self, expr, result):
+        """The statements binding `result` to `expr` on one path of a conditional
+        expression, and the variables a closure in them named by their own name, from the
+        version they had before (a comprehension's own variables end with it)."""
         saved_out, saved_versions = self.out, dict(self.versions)
         self.out = []
         if isinstance(expr, _Deferred):
@@ -1135,9 +1146,11 @@ class _Normalizer:
                for k, v in saved_versions.items()):
             raise unsupported("an assignment expression inside and/or/if-else", expr,
                               self.origin)
-        self.versions = saved_versions  # a comprehension's own variables end with it
+        captured = {k for k, v in saved_versions.items()
+                    if v != k and self.versions.get(k) == k and self.captured_here(k)}
+        self.versions = saved_versions
         body, self.out = self.out, saved_out
-        return body
+        return body, captured
 
 
 _COMPREHENSIONS = (nodes.ListComp, nodes.GeneratorExp, nodes.SetComp, nodes.DictComp)

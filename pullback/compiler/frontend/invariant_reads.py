@@ -13,7 +13,7 @@ as an argument::
         params_w = params['w']         ->   for t in range(steps):
         h = np.tanh(h @ params_w)               h = np.tanh(h @ params_w)
 
-A read `v = c[k]` or `v = c.k` at the top level of a loop's body moves when
+A read `v = c[k]` or `v = c.k` in a loop's body (in its branches too) moves when
 
 - `c` is a parameter of the function the function never assigns, or an item moved
   before it, and `k` a constant;
@@ -79,22 +79,31 @@ class _Mover:
 
     def moved_from(self, body):
         """The reads moved out of loop body `body` (removed from it)."""
-        moved, kept = [], []
-        for stmt in body.body:
-            read = self.invariant_read(stmt, body)
-            if read is None:
-                kept.append(stmt)
-                continue
-            target, kind = read
-            self.known[target] = kind
-            moved.append(stmt)
+        moved = []
+        body.body = self.taken(body.body, body, moved)
         if moved:
-            body.body = kept
             read = nodes.names_in(body)
             body.captured = sorted({name for name in body.captured if name in read}
                                    | {nodes.single_target(s) for s in moved})
             self.moved = True
         return moved
+
+    def taken(self, statements, body, moved):
+        """`statements` of loop body `body` (in its branches too) without the reads that
+        may move out of it, which are appended to `moved`."""
+        kept = []
+        for stmt in statements:
+            if isinstance(stmt, nodes.If):
+                stmt.body = self.taken(stmt.body, body, moved)
+                stmt.orelse = self.taken(stmt.orelse, body, moved)
+                stmt.body = stmt.body or [nodes.pass_(nodes.lineno_of(stmt))]
+            read = None if isinstance(stmt, nodes.If) else self.invariant_read(stmt, body)
+            if read is None:
+                kept.append(stmt)
+            else:
+                self.known[read[0]] = read[1]
+                moved.append(stmt)
+        return kept
 
     def invariant_read(self, stmt, body):
         """`(target, kind of the item)` when `stmt` is a read `target = c[k]` that may move
