@@ -1265,8 +1265,7 @@ def _invariant_copies(body, assigned):
         if isinstance(node, nodes.Assign) and len(node.targets) == 1 and isinstance(
                 node.targets[0], nodes.Name):
             copies[node.targets[0].id].append(node.value)
-    stores = collections.Counter(n.id for n in nodes.walk(body) if isinstance(n, nodes.Name)
-                                 and isinstance(n.ctx, nodes.Store))
+    stores = nodes.store_counts(body)
     return {name for name, values in copies.items() if len(values) == stores[name]
             and all(isinstance(v, nodes.Name) and v.id not in assigned for v in values)}
 

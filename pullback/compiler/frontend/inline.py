@@ -22,7 +22,6 @@ the small functions it calls are inlined in turn. `pullback.source(f,
 optimize=False)` shows the code without inlining.
 """
 
-import collections
 import functools
 import types
 
@@ -30,7 +29,7 @@ from ...errors import TransformError
 from ...rules import registry
 from ...runtime import custom, introspection
 from ...runtime.calls import defaults, signature
-from ..syntax import naming, nodes, operators
+from ..syntax import nodes, operators
 from ..syntax.naming import Namer
 from . import anf, parse
 
@@ -173,9 +172,7 @@ def _folded(body, result, own, namer):
     the callee's variables `own` so bound once replaced by the value where they are read:
     `p["w_" + name]` reads `p['w_i']`, an item whose key the later stages see, named
     after it (`p_w_i`)."""
-    stores = collections.Counter(n.id for stmt in body for n in nodes.walk(stmt)
-                                 if isinstance(n, nodes.Name) and not isinstance(
-                                     n.ctx, nodes.Load))
+    stores = nodes.store_counts(body)
     values, out = {}, []
     for stmt in body:
         keyed = _keyed_by(stmt, values)
@@ -187,7 +184,7 @@ def _folded(body, result, own, namer):
             values[target] = value
             continue
         if once and keyed:
-            values[target] = nodes.name(namer.fresh(naming.describe(stmt.value)))
+            values[target] = nodes.name(namer.for_value(stmt.value))
             stmt = _Substitution(values).visit(stmt)
         out.append(stmt)
     return out, _Substitution(values).visit(result) if values else result

@@ -28,40 +28,39 @@ Reads in nested loops move to the body of the loop around them first, and on fro
 there when they can.
 """
 
-import types
-
 import numpy as np
 
+from ...errors import TransformError
 from ...rules import registry
 from ..analysis import kinds
+from ..analysis.callees import Callees
 from ..syntax import nodes
-
-_NOT_FOUND = object()
 
 
 def hoisted(tree, origin, param_kinds):
     """FunctionDef `tree` (in ANF, inlined, from `origin`) with its loops' invariant item
     reads made before them (a new tree), or `tree` itself when none moves."""
-    walked = list(nodes.walk(tree))
-    stores = _store_counts(walked)
+    stores = nodes.store_counts(tree)
     local = set(stores) | set(nodes.parameter_names(tree.args))
-    if not _changes_nothing(walked, origin, local):
+    callees = Callees(origin, tree, lambda: local, lambda atom: kinds.ANY,
+                      lambda message, construct: TransformError(message), {})
+    if not _changes_nothing(tree, callees):
         return tree
     known = {name: kind for name, kind in param_kinds.items()
              if isinstance(kind, kinds.Container) and not stores.get(name)}
     if not known:
         return tree
     new = nodes.clone(tree)
-    mover = _Mover(known, stores, new)
+    mover = _Mover(known, stores, nodes.read_counts(new))
     new.body = mover.block(new.body)
     return new if mover.moved else tree
 
 
 class _Mover:
-    def __init__(self, known, stores, tree):
+    def __init__(self, known, stores, reads):
         self.known = known  # a container read in no loop as a new value -> its kind
         self.stores = stores
-        self.tree = tree
+        self.reads = reads  # in the whole function
         self.moved = False
 
     def block(self, statements):
@@ -80,7 +79,7 @@ class _Mover:
     def moved_from(self, body):
         """The reads moved out of loop body `body` (removed from it)."""
         moved = []
-        body.body = self.taken(body.body, body, moved)
+        body.body = self.taken(body.body, nodes.read_counts(body), moved)
         if moved:
             read = nodes.names_in(body)
             body.captured = sorted({name for name in body.captured if name in read}
@@ -88,16 +87,17 @@ class _Mover:
             self.moved = True
         return moved
 
-    def taken(self, statements, body, moved):
-        """`statements` of loop body `body` (in its branches too) without the reads that
-        may move out of it, which are appended to `moved`."""
+    def taken(self, statements, inside, moved):
+        """`statements` of a loop body (in its branches too), which reads the names as
+        often as `inside` counts, without the reads that may move out of it, which are
+        appended to `moved`."""
         kept = []
         for stmt in statements:
             if isinstance(stmt, nodes.If):
-                stmt.body = self.taken(stmt.body, body, moved)
-                stmt.orelse = self.taken(stmt.orelse, body, moved)
+                stmt.body = self.taken(stmt.body, inside, moved)
+                stmt.orelse = self.taken(stmt.orelse, inside, moved)
                 stmt.body = stmt.body or [nodes.pass_(nodes.lineno_of(stmt))]
-            read = None if isinstance(stmt, nodes.If) else self.invariant_read(stmt, body)
+            read = None if isinstance(stmt, nodes.If) else self.invariant_read(stmt, inside)
             if read is None:
                 kept.append(stmt)
             else:
@@ -105,9 +105,9 @@ class _Mover:
                 moved.append(stmt)
         return kept
 
-    def invariant_read(self, stmt, body):
+    def invariant_read(self, stmt, inside):
         """`(target, kind of the item)` when `stmt` is a read `target = c[k]` that may move
-        out of loop body `body`, else None."""
+        out of the loop body whose reads `inside` counts, else None."""
         target = nodes.single_target(stmt)
         key = _key(stmt.value) if target is not None else None
         if key is None:
@@ -117,9 +117,8 @@ class _Mover:
                 container.type not in (dict, list, tuple)):
             return None  # items by subscript, a record's fields by attribute
         item = container.item(key)
-        if item is None or self.stores.get(target) != 1 or _read_outside(
-                target, self.tree, body):
-            return None
+        if item is None or self.stores[target] != 1 or self.reads[target] > inside[target]:
+            return None  # assigned elsewhere too, or read outside the loop
         return target, item
 
 
@@ -134,72 +133,28 @@ def _key(value):
     return None
 
 
-def _read_outside(name, tree, body):
-    """Whether `name` is read in `tree` outside loop body `body`."""
-    pending = list(tree.body)
-    while pending:
-        node = pending.pop()
-        if node is body:
-            continue
-        if isinstance(node, nodes.Name) and node.id == name and isinstance(node.ctx, nodes.Load):
-            return True
-        pending.extend(nodes.iter_child_nodes(node))
-    return False
-
-
-def _store_counts(walked):
-    counts = {}
-    for node in walked:
-        if isinstance(node, nodes.Name) and isinstance(node.ctx, nodes.Store):
-            counts[node.id] = counts.get(node.id, 0) + 1
-    return counts
-
-
-def _changes_nothing(walked, origin, local):
-    """Whether no statement among the nodes `walked` updates a value in place or calls
-    what might: every call is of a primitive not declared updating, of a method NumPy's
-    arrays have that updates nothing, or one of ANF's helpers."""
-    for node in walked:
+def _changes_nothing(tree, callees):
+    """Whether no statement of `tree` updates a value in place or calls what might: every
+    call is of a primitive not declared updating, of a method NumPy's arrays have that
+    updates nothing, or one of ANF's helpers."""
+    for node in nodes.walk(tree):
         if getattr(node, "updates", None) is not None:
             return False
         if isinstance(node, (nodes.Subscript, nodes.Attribute)) and not isinstance(
                 node.ctx, nodes.Load):
             return False
-        if isinstance(node, nodes.Call) and not _harmless(node, origin, local):
+        if isinstance(node, nodes.Call) and not _harmless(node, callees):
             return False
     return True
 
 
-def _harmless(call, origin, local):
+def _harmless(call, callees):
     if getattr(call, "helper", None):
         return True
     keywords = [k.arg for k in call.keywords]
-    func = call.func
-    if isinstance(func, nodes.Attribute) and not isinstance(
-            _resolved(func.value, origin, local), types.ModuleType):
-        return hasattr(np.ndarray, func.attr) and not registry.updates_in_place(
-            None, func.attr, keywords)
-    fn = _resolved(func, origin, local)
-    return fn is not _NOT_FOUND and registry.holds(fn, "updates") is False and (
+    if callees.is_method(call.func):
+        return hasattr(np.ndarray, call.func.attr) and not registry.updates_in_place(
+            None, call.func.attr, keywords)
+    fn = callees.global_callee(call.func)
+    return fn is not None and registry.holds(fn, "updates") is False and (
         not registry.updates_in_place(fn, None, keywords))
-
-
-def _resolved(expr, origin, local):
-    """The object a global name or a module's dotted attribute names, or `_NOT_FOUND`
-    (for a name in `local` too)."""
-    if isinstance(expr, nodes.Name):
-        if expr.id in local:
-            return _NOT_FOUND
-        found = origin.globals.get(expr.id, _NOT_FOUND)
-        if found is _NOT_FOUND:
-            builtins = origin.globals.get("__builtins__", {})
-            builtins = builtins if isinstance(builtins, dict) else vars(builtins)
-            found = builtins.get(expr.id, _NOT_FOUND)
-        return found
-    if isinstance(expr, nodes.Attribute):
-        owner = _resolved(expr.value, origin, local)
-        if isinstance(owner, types.ModuleType):
-            return getattr(owner, expr.attr, _NOT_FOUND)
-    return _NOT_FOUND
-
-

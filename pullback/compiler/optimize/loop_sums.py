@@ -31,7 +31,6 @@ the subset pullback transforms (lists, `append`), so derivatives of derivatives 
 through it.
 """
 
-import collections
 
 from ...rules import registry
 from ..analysis import kinds
@@ -74,9 +73,7 @@ class _Collector:
         self.helpers = {bindings.name_of(spec.primitive): spec.summed
                         for spec in registry.specs()
                         if spec.summed and bindings.name_of(spec.primitive) is not None}
-        self.stores = collections.Counter(
-            n.id for stmt in statements for n in nodes.walk(stmt)
-            if isinstance(n, nodes.Name) and isinstance(n.ctx, nodes.Store))
+        self.stores = nodes.store_counts(list(statements))
         self.reads = set().union(*map(nodes.reads, statements)) if statements else set()
         self.appends = {}  # position of a collected term -> its appends
         self.shared = {}  # name not stored in the body -> the list collecting it

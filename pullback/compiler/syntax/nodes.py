@@ -431,6 +431,14 @@ def names_in(node):
     return {n.id for n in walk(node) if isinstance(n, gast.Name)}
 
 
+def store_counts(node):
+    """How often each name is assigned in `node`, nested functions included (a list of
+    statements or a node)."""
+    return collections.Counter(
+        n.id for part in (node if isinstance(node, list) else [node]) for n in walk(part)
+        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+
+
 def read_counts(node):
     """How often each name is read in `node`, nested functions included (a list of
     statements or a node); `x += e` reads `x`."""
