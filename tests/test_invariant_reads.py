@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import pullback
-from pullback.compiler.frontend import inline
+from pullback.compiler.analysis import kinds
+from pullback.compiler.frontend import anf, inline, invariant_reads, parse
 from pullback.compiler.syntax import nodes
 from pullback.compiler.syntax.naming import Namer
 from pullback.testing import check_grads
@@ -98,11 +99,67 @@ def calling(p, xs):
     return total
 
 
+def counting(p, xs):
+    """A counter, a running sum, a list appended to and an array filled by index: the
+    function updates in place only values it made."""
+    h = np.zeros(3)
+    outs, hs, i, total = [], np.zeros((len(xs), 3)), 0, 0.0
+    for x in xs:
+        h = np.tanh(p["w"] @ h + x * p["b"])
+        outs.append(h)
+        hs[i] = h
+        i += 1  # noqa: SIM113 (the counter is what the test is about)
+        total += np.sum(h)
+    return total + np.sum(np.stack(outs) ** 2) + np.sum(hs * hs)
+
+
+def counting_while(p, xs):
+    h, i = np.ones(3), 0
+    while i < len(xs):
+        h = np.sin(p["w"] @ h) * xs[i]
+        i += 1
+    return np.sum(h)
+
+
+def copied_then_updated(p, xs):
+    h = p["b"].copy()
+    q = dict(p)
+    for x in xs:
+        h += p["w"] @ h * x
+        q["b"] = q["b"] * 2.0
+    return np.sum(h) + np.sum(q["b"])
+
+
+def state_from_an_item(p, xs):
+    h = p["b"]
+    for x in xs:
+        h += p["w"] @ h * x
+    return np.sum(h)
+
+
+def item_updated(p, xs):
+    total = 0.0
+    for x in xs:
+        w = p["w"]
+        w += x
+        total = total + np.sum(w)
+    return total
+
+
+def item_of_a_list_updated(p, xs):
+    ws = [p["b"]]
+    total = 0.0
+    for x in xs:
+        ws[0] += x
+        total = total + np.sum(p["b"] * ws[0])
+    return total
+
+
 def _before_loop(text):
     """The generated forward's text before its first loop statement."""
     lines = text.splitlines()
     first = next(i for i, line in enumerate(lines)
-                 if line.strip().startswith("for ") and line.endswith(":"))
+                 if line.strip().startswith(("for ", "while ")) and line.endswith(":"))
     return "\n".join(lines[:first])
 
 
@@ -191,6 +248,32 @@ def test_reads_stay_in_the_loop(fn):
         down["w"][i] -= eps
         want[i] = (fn(up, xs) - fn(down, xs)) / (2 * eps)
     assert np.allclose(got, want, atol=1e-6)
+
+
+@pytest.mark.parametrize("fn", [counting, counting_while, copied_then_updated])
+def test_updates_in_place_of_values_the_function_made_leave_reads_free_to_move(fn):
+    """`i += 1`, `outs.append(h)`, `hs[i] = h` on an array made by `np.zeros`, `h += ...`
+    on a copy and a dict made by `dict(p)` change nothing `p` holds."""
+    rng = np.random.default_rng(7)
+    p, xs = _params(rng), list(rng.standard_normal(4))
+    assert "p['w']" in _before_loop(pullback.source(fn, p, xs, argnums=(0,)))
+    check_grads(fn, (p, xs), order=2, argnums=0)
+
+
+@pytest.mark.parametrize("fn", [state_from_an_item, item_updated, item_of_a_list_updated])
+def test_updates_in_place_of_what_a_parameter_holds_keep_reads_in_the_loop(fn):
+    """A loop's state starting as an item of `p`, an item read into a name and updated,
+    an item of a list holding one: each update changes what `p` holds, so the stage
+    moves nothing, and the alias analysis refuses the function, as Python would see
+    the change."""
+    rng = np.random.default_rng(8)
+    p, xs = _params(rng), list(rng.standard_normal(3))
+    tree, origin = parse.parse_function(fn)
+    normal = anf.to_anf(tree, origin)
+    assert invariant_reads.hoisted(normal, origin, {"p": kinds.of_value(p),
+                                                    "xs": kinds.CONST}) is normal
+    with pytest.raises(pullback.TransformError, match="in place"):
+        pullback.grad(fn)(p, xs)
 
 
 def _folded_text(statements):

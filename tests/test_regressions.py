@@ -2490,3 +2490,88 @@ def test_a_closure_in_a_conditional_expression(fn, y):
     the same path ("ANF: s1 assigned again"). The other path now names it too, as a
     statement `if` does."""
     check_grads(fn, (y,), order=2)
+
+
+# A loop updating its state in place and ending an iteration with the state bound to
+# what a parameter holds (found combining `+=` with a rebinding in one loop): Python's
+# next iteration changes that value, the derivative did not follow. Each gave a silent
+# wrong gradient before (`h = p["b"]` after `h += x`: 0.10 for the weight where finite
+# differences say 2.10).
+def _state_rebound_to_an_item(p, xs):
+    h = np.zeros(3)
+    for x in xs:
+        w = p["w"][1]
+        h += x
+        h = p["b"]
+    return np.sum(h * w)
+
+
+def _state_rebound_to_a_row_in_a_branch(p, xs):
+    h = np.zeros(3)
+    for x in xs:
+        h += x * p["b"]
+        if x > 0:
+            h = p["w"][0]
+    return np.sum(h)
+
+
+def _state_rebound_in_a_while_loop(p, xs):
+    h, i = np.zeros(3), 0
+    while i < len(xs):
+        h += xs[i]
+        h = p["b"]
+        i += 1
+    return np.sum(h * h)
+
+
+def _list_state_rebound(p, xs):
+    acc = []
+    for x in xs:
+        acc.append(x * p["b"])
+        acc = p["lst"]
+    return np.sum(acc[-1])
+
+
+def _array_state_written_then_rebound(p, xs):
+    buf = np.zeros(3)
+    for x in xs:
+        buf[0] = x
+        buf = p["b"]
+    return np.sum(buf * p["b"])
+
+
+def _state_rebound_to_a_new_value(p, xs):
+    h = np.zeros(3)
+    for x in xs:
+        h += x
+        h = p["b"].copy() * h[0]
+    return np.sum(h)
+
+
+def _state_rebound_to_a_product(p, xs):
+    h = np.zeros(3)
+    for x in xs:
+        h += x
+        h = h * p["b"]
+    return np.sum(h)
+
+
+def _loop_params(rng):
+    return {"w": rng.standard_normal((3, 3)), "b": rng.standard_normal(3),
+            "lst": [rng.standard_normal(3)]}
+
+
+@pytest.mark.parametrize("fn", [_state_rebound_to_an_item, _state_rebound_to_a_row_in_a_branch,
+                                _state_rebound_in_a_while_loop, _list_state_rebound,
+                                _array_state_written_then_rebound])
+def test_a_loop_state_updated_in_place_then_bound_to_what_a_parameter_holds_is_refused(fn):
+    rng = np.random.default_rng(11)
+    with pytest.raises(TransformError, match="an iteration ends with") as error:
+        pullback.grad(fn)(_loop_params(rng), [0.5, -0.3, 0.8])
+    assert error.value.filename == __file__
+
+
+@pytest.mark.parametrize("fn", [_state_rebound_to_a_new_value, _state_rebound_to_a_product])
+def test_a_loop_state_updated_in_place_then_bound_to_a_new_value_is_differentiated(fn):
+    rng = np.random.default_rng(12)
+    check_grads(fn, (_loop_params(rng), [0.5, -0.3, 0.8]), order=2, argnums=0)

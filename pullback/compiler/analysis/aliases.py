@@ -46,25 +46,23 @@ class Update:
     items: bool = False
 
 
-def is_same(fn):
-    """Whether `fn`'s result may be its first argument itself (its spec says so)."""
-    return bool(registry.holds(fn, "same"))
-
-
-def is_view(fn):
-    """Whether `fn`'s result may be a view of its first argument (its spec says so)."""
-    return bool(registry.holds(fn, "view"))
-
-
-def is_copy(fn):
-    """Whether `fn`'s result is a new container holding what its argument holds."""
-    return bool(registry.holds(fn, "copy"))
-
-
-def holds_items(fn):
-    """Whether `fn`'s result is a new container of its argument's items (for an
-    array, views of its rows)."""
-    return bool(registry.holds(fn, "items"))
+def call_result(fn):
+    """What a call of `fn` returns, as far as its spec says: "same" (its first argument
+    itself), "view" (a view of its first argument), "copy" (a new container holding what
+    its first argument holds), "items" (a new container of its first argument's items:
+    for an array, views of its rows), "new" (a new value holding nothing of its
+    arguments: a non-differentiable function's, or a result of a kind its rule names),
+    or None when it may be, or hold, any of its arguments."""
+    if fn is None:
+        return None
+    rule = registry.rule_for(fn)
+    if rule is not None:
+        for fact in ("same", "view", "copy", "items"):
+            if registry.holds(fn, fact):
+                return fact
+    if registry.is_nondifferentiable(fn) or rule is not None and isinstance(rule.result, str):
+        return "new"
+    return None
 
 
 class Aliases:

@@ -16,7 +16,6 @@ an atom (`kind_of`), a call's callee (`callees`), the line being read
 import re
 
 from ...errors import TransformError
-from ...rules import registry
 from ...runtime import mutation
 from ..frontend import flow
 from ..syntax import nodes
@@ -219,22 +218,22 @@ class Updates:
         receiver = [value.func.value] if callees.is_method(value.func) else []
         args = _names(receiver + value.args + [k.value for k in value.keywords])
         fn = getattr(value, "helper", None) or callees.callee(value.func)
-        rule = registry.rule_for(fn) if fn is not None else None
+        result = aliases.call_result(fn)
+        if result is not None and not args:
+            result = "new"  # of constants alone
         # A user's function may return what it captured (a closure made by a factory).
         called = _names([value.func])
-        if rule is not None and aliases.is_same(fn) and args:
+        if result == "same":
             memory.same(target, args[0])
-        elif rule is not None and aliases.is_view(fn) and args:
+        elif result == "view":
             memory.part(target, args[0])
-        elif rule is not None and aliases.is_copy(fn) and args and self.facts.kind_of(
-                nodes.name(target)).shape == "array":
+        elif result == "copy" and self.facts.kind_of(nodes.name(target)).shape == "array":
             memory.fresh(target)  # a copy of an array holds numbers, not its values
-        elif rule is not None and aliases.is_copy(fn) and args:
+        elif result == "copy":
             memory.copy(target, args[0], _stored(value, receiver))
-        elif rule is not None and aliases.holds_items(fn) and args:
+        elif result == "items":
             memory.container(target, args[:1])
-        elif fn is not None and (registry.is_nondifferentiable(fn) or rule is not None and
-                                 isinstance(rule.result, str)):
+        elif result == "new":
             memory.fresh(target)
         else:
             memory.unknown(target, called + args)
@@ -424,6 +423,7 @@ class Updates:
                 continue
             position = self.facts.params.index(param) - 1
             for state in self.continuing:
+                self.check_carried(param, state[position])
                 others = [a.id for i, a in enumerate(state) if i != position
                           and isinstance(a, nodes.Name)]
                 other = self.aliases.shared(param, others)
@@ -436,6 +436,28 @@ class Updates:
                         f"to the next: Python would see the change there. Keep a copy "
                         f"instead (np.copy, list(...))",
                         self.facts.origin.filename, update.lineno, "update in place")
+
+    def check_carried(self, param, value):
+        """Refuse a loop body that updates its state `param` in place and passes on, as
+        its next value, `value`, which may share the memory of what the loop reads from
+        around it or iterates over (`h = p["b"]` after `h += x`): Python's next
+        iteration would change that value, where the derivative changes nothing."""
+        if not isinstance(value, nodes.Name) or self.facts.kind_of(value).shape == "scalar":
+            return
+        update = next(u for u in self.aliases.updates
+                      if param in self.aliases.own.get(u.name, ()))
+        memory = self.aliases.own.get(value.id, set()) | (
+            self.aliases.held.get(value.id, set()) if update.items else set())
+        reached = {aliases.items_of(r) if aliases.is_items(r) else r for r in memory}
+        other = next((name for name in [self.facts.params[0], *self.facts.freevars]
+                      if name in reached), None)
+        if other is None:
+            return
+        var, shared = user_name(param), user_name(other)
+        raise TransformError(
+            f"{update.what} updates {var} in place, and an iteration ends with {var} sharing "
+            f"the memory of {shared}: Python's next iteration would change {shared} there. "
+            f"{update.remedy}", self.facts.origin.filename, update.lineno, "update in place")
 
     def through_outside(self, update):
         """Whether `update` is an augmented assignment of a value that may share a
