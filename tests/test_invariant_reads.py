@@ -290,3 +290,20 @@ def test_operations_on_constants_folded_where_a_callee_is_inlined():
     assert _folded_text("key = 'w' * 3\nv = p[key]") == ["key = 'w' * 3", "v = p[key]"]
     assert _folded_text("n = 1 / 0\nv = n") == ["n = 1 / 0", "v = n"]
     assert _folded_text("n = 2 ** 4\nv = n") == ["n = 2 ** 4", "v = n"]
+
+
+@dataclasses.dataclass
+class Holder:
+    w: np.ndarray
+
+
+def read_of_a_moved_array(x, y):
+    return [x.w[0] * y for _ in x.w]
+
+
+def test_an_item_of_an_array_moved_before_the_loop_stays_in_it():
+    """`x.w` moves before the comprehension's loop; `x.w[0]`, an item of that array (not
+    of a container the kinds describe), stays (a transformer crash, found by the
+    fuzzer: the stage took the array's kind for a container's)."""
+    x = Holder(np.array([-0.9, -0.6]))
+    check_grads(read_of_a_moved_array, (x, 0.3), order=2, argnums=(0, 1))

@@ -4,8 +4,8 @@
 Each is written with a loop or a comprehension, which pullback differentiates like
 the user's code, so the functions passed to them (closures included) get their
 derivatives of every order. `map`, `filter`, `accumulate` and `starmap` give a list
-where Python gives an iterator: consumed by `list`, `sum`, `tuple` or a `for`, the
-same values.
+where Python gives an iterator (`lazy`): consumed by `list`, `sum`, `tuple` or a
+`for`, the same values; a call whose iterator may be taken twice is refused.
 """
 
 import functools
@@ -15,13 +15,13 @@ import operator
 from pullback.rules.registry import implemented_by
 
 
-@implemented_by(map)
+@implemented_by(map, lazy=True)
 def map_(fn, *iterables):
     """`map(fn, *iterables)`, as a list."""
     return [fn(*items) for items in zip(*iterables)]
 
 
-@implemented_by(filter)
+@implemented_by(filter, lazy=True)
 def filter_(fn, iterable):
     """`filter(fn, iterable)`, as a list (`fn` None keeps the true items)."""
     if fn is None:
@@ -47,7 +47,7 @@ def reduce_(fn, iterable, initial=_NO_INITIAL):
     return total
 
 
-@implemented_by(itertools.accumulate)
+@implemented_by(itertools.accumulate, lazy=True)
 def accumulate_(iterable, func=None, *, initial=None):
     """`itertools.accumulate(iterable, func, initial=initial)`, as a list."""
     step = operator.add if func is None else func
@@ -57,7 +57,7 @@ def accumulate_(iterable, func=None, *, initial=None):
     return totals
 
 
-@implemented_by(itertools.starmap)
+@implemented_by(itertools.starmap, lazy=True)
 def starmap_(fn, iterable):
     """`itertools.starmap(fn, iterable)`, as a list."""
     return [fn(*items) for items in iterable]

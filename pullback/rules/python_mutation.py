@@ -87,7 +87,7 @@ def listed(z, g, x, more=0):
     d[g] = d[z]
 
 
-@adjoint(mutation.arrayed, result=lambda g, x: vector_or_array(True, x.rank), linear=True,
+@adjoint(mutation.arrayed, result=lambda g, x: vector_or_array(g.active, x.rank), linear=True,
          same=True, structural=(1,))
 def arrayed(z, g, x):
     d[g] = d[z]

@@ -61,7 +61,7 @@ class _Tangents:
 t = _Tangents()
 
 FACTS = ("linear", "multilinear", "absorbing", "view", "same", "copy", "items", "shift", "summed",
-         "identity", "updates", "implementation", "refused", "structural", "indexed")
+         "identity", "updates", "implementation", "lazy", "refused", "structural", "indexed")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
@@ -128,6 +128,9 @@ class Spec:
         whose call is (`scipy.stats.norm(loc, scale)`). Read wherever a callee is
         resolved: `compiler.analysis.interpret.Interpreter.call` when the function is
         transformed, `runtime.dispatch.forward` and `.forward_method` when it runs.
+      lazy: it gives an iterator, its `implementation` a list of every item, made at
+        the call (`map`, `filter`): a call whose iterator may be taken twice is refused
+        (`compiler.frontend.lazy_iterators`).
       refused: `{parameter: reason}`, the parameters of a primitive whose derivative
         its template does not give (the incomplete gamma function's in its shape
         parameter is not elementary), or, of a non-differentiable one, those whose
@@ -158,6 +161,7 @@ class Spec:
     identity: tuple = None
     updates: bool = False
     implementation: object = None
+    lazy: bool = False
     refused: dict = None
     structural: tuple = ()
     indexed: tuple = ()
@@ -263,7 +267,7 @@ def declare(*primitives, **facts):
                                   else dataclasses.replace(spec, **facts))
 
 
-def implemented_by(*library_functions):
+def implemented_by(*library_functions, lazy=False):
     """Register the decorated function as the Python version of `library_functions`
     (see `Spec.implementation`): pullback differentiates it in their place, like
     user code, so that it has derivatives of every order.
@@ -278,11 +282,12 @@ def implemented_by(*library_functions):
     A bound method (`scipy.stats.norm.logpdf`) is found again when the user's code
     reads it, since bound methods are equal when their objects and functions are; when
     the code runs, the version also stands for that method of any object of its class.
+    `lazy`: the library functions give iterators, the version a list (`Spec.lazy`).
     """
 
     def register(version):
         for fn in library_functions:
-            declare(fn, implementation=version)
+            declare(fn, implementation=version, lazy=lazy)
             _METHOD_VERSIONS.update(dict.fromkeys(_methods_implemented(fn), version))
         return version
 

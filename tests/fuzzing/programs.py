@@ -934,6 +934,7 @@ class Generator:
             (self.function_append, 1 if sc.writable(FNS) else 0), (self.statement_only, 1),
             (self.guarded, 2 if nested else 0), (self.context, 1 if nested else 0),
             (self.record_rebuild, 2 if sc.writable(P, R) else 0),
+            (self.rebinding, 3 if sc.loop else 1),
         ]
         chosen = options[self.weighted([w for _, w in options])][0]
         result = chosen(sc)
@@ -1250,6 +1251,25 @@ class Generator:
             lines += [f"for {self.fresh('i')} in range({1 + self.pick(3)}):", "    " + update]
         else:
             lines.append(update)
+        return lines
+
+    def rebinding(self, sc):
+        """`v = w` for a vector or list `v` and another variable of its type, maybe a
+        parameter: `v` then names `w`'s memory, which an update in place of `v` after it
+        (in a loop, the next iteration's, maybe just before it) changes."""
+        targets = [v for v in sc.writable(V, L) if not v.captured]
+        var = self.one_of(targets) if targets else None
+        sources = [w for w in sc.of(var.type) if w is not var and (
+            var.type == V or w.length == var.length)] if var else []
+        if not sources:
+            return self.assignment(sc)
+        source = self.one_of(sources)
+        var.updated = True
+        lines = [f"{var.name} = {source.name}"]
+        if sc.loop and self.chance(50):  # updated, then rebound: the next step updates `w`
+            update = self.vector_update(sc, var) if var.type == V else self.list_update(sc, var)
+            lines.insert(0, update)
+        var.alias = source.name
         return lines
 
     def branch(self, sc):

@@ -438,16 +438,17 @@ class Updates:
                         self.facts.origin.filename, update.lineno, "update in place")
 
     def check_carried(self, param, value):
-        """Refuse a loop body that updates its state `param` in place and passes on, as
-        its next value, `value`, which may share the memory of what the loop reads from
-        around it or iterates over (`h = p["b"]` after `h += x`): Python's next
-        iteration would change that value, where the derivative changes nothing."""
+        """Refuse a loop body that updates its state `param` (or what it holds) in place
+        and passes on, as its next value, `value`, which may share (or hold) the memory
+        of what the loop reads from around it or iterates over (`h = p["b"]` after `h +=
+        x`, `s = {"h": p["b"]}` after `s["h"] += x`): Python's next iteration would
+        change that value, where the derivative changes nothing."""
         if not isinstance(value, nodes.Name) or self.facts.kind_of(value).shape == "scalar":
             return
-        update = next(u for u in self.aliases.updates
-                      if param in self.aliases.own.get(u.name, ()))
-        memory = self.aliases.own.get(value.id, set()) | (
-            self.aliases.held.get(value.id, set()) if update.items else set())
+        roots = {param, aliases.items(param)} & self.aliases.changed
+        update = next(u for u in self.aliases.updates if u.changed & roots)
+        memory = (self.aliases.own.get(value.id, set()) if param in roots else set()) | (
+            self.aliases.held.get(value.id, set()) if aliases.items(param) in roots else set())
         reached = {aliases.items_of(r) if aliases.is_items(r) else r for r in memory}
         other = next((name for name in [self.facts.params[0], *self.facts.freevars]
                       if name in reached), None)

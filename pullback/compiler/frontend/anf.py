@@ -73,7 +73,7 @@ from ...errors import TransformError, unsupported
 from ...runtime import loops, mutation
 from ..syntax import annotations, nodes, scopes
 from ..syntax.naming import HelperCalls, Namer
-from . import flow, generators, late_binding, try_blocks, with_blocks
+from . import flow, generators, late_binding, lazy_iterators, try_blocks, with_blocks
 
 _UNSUPPORTED_STATEMENTS = {
     "AsyncFor": "an async for loop",
@@ -110,6 +110,7 @@ def to_anf(tree, origin):
       TransformError: naming the file:line of a construct ANF cannot express.
     """
     tree = nodes.clone(tree)
+    lazy_iterators.check_lazy_iterators(tree, origin)
     namer = Namer.for_tree(tree)
     helpers = HelperCalls(namer)
     tree.body = with_blocks.lower_with_blocks(tree.body, helpers)
@@ -156,6 +157,8 @@ class _ClosureUses:
                  and len(n.targets) == 1 and isinstance(n.targets[0], nodes.Name)}
         self.reads = collections.defaultdict(list)  # name -> [(line, called, owner)]
         self.loops = []  # (first line, last line) of each loop
+        self.generators = {n.name for stmt in body for n in nodes.walk(stmt)
+                           if isinstance(n, nodes.FunctionDef) and late_binding.yields(n)}
         pending = [(stmt, None) for stmt in body]
         while pending:
             node, owner = pending.pop()
@@ -172,8 +175,9 @@ class _ClosureUses:
 
     def settled(self, var, closures, lineno):
         """Whether `var`, which `closures` read, may be assigned again at line `lineno`:
-        each of them is a lambda called where it is made, or is named and only called by
-        name, in the function's own code never after that line nor in a loop around it,
+        each of them is a lambda called where it is made, or is named, not a generator
+        function, and only called by name, in the function's own code never after that
+        line nor in a loop around it,
         and in its nested functions only in named ones of which the same holds; and no
         nested function reads `var` there. Then no closure would see the new value."""
         around = [(a, b) for a, b in self.loops if a <= lineno <= b]
@@ -184,6 +188,8 @@ class _ClosureUses:
         def quiet(name, seen):  # no call of closure `name` comes after the assignment
             if name == CALLED_AT_ONCE or name in seen:
                 return True
+            if name in self.generators:
+                return False  # its body runs when its items are taken, any time
             return name not in (None, self.DEEP) and all(
                 called and (not later(line) if owner is None else quiet(owner, seen | {name}))
                 for line, called, owner in self.reads[name])

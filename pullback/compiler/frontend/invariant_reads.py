@@ -117,9 +117,9 @@ class _Mover:
         key = _key(stmt.value) if target is not None else None
         if key is None:
             return None
-        container = self.known.get(stmt.value.value.id)
-        if container is None or isinstance(stmt.value, nodes.Attribute) != (
-                container.type not in (dict, list, tuple)):
+        container = self.known.get(stmt.value.value.id)  # an item moved may be an array
+        if not isinstance(container, kinds.Container) or isinstance(
+                stmt.value, nodes.Attribute) != (container.type not in (dict, list, tuple)):
             return None  # items by subscript, a record's fields by attribute
         item = container.item(key)
         if item is None or self.stores[target] != 1 or self.reads[target] > inside[target]:

@@ -35,6 +35,8 @@ def lift_late_bound(tree, counts):
     params = {p.id for p in nodes.parameters(tree.args)}
     changing = {name for name, n in counts.items() if n > 1 or n and name in params}
     for function, name in _named_functions(tree):
+        if yields(function):
+            continue  # a generator's body runs when its items are taken, not at the call
         later = _assigned_after(tree, function.lineno)
         lifted = sorted(_free_names(function) & (changing | later))
         if not lifted or counts[name] != 1 or not _takes_keywords(function, lifted):
@@ -58,6 +60,12 @@ def _named_functions(tree):
         elif (isinstance(node, nodes.Assign) and isinstance(node.value, nodes.Lambda)
               and len(node.targets) == 1 and isinstance(node.targets[0], nodes.Name)):
             yield node.value, node.targets[0].id
+
+
+def yields(function):
+    """Whether `function` is a generator function."""
+    return isinstance(function, nodes.FunctionDef) and any(
+        isinstance(n, (nodes.Yield, nodes.YieldFrom)) for n in nodes.walk_scope(*function.body))
 
 
 def _assigned_after(tree, lineno):
