@@ -2739,3 +2739,20 @@ def test_the_tangent_of_a_loops_pullback_writing_constants_into_a_cotangent():
                 (np.array([-0.9369, -0.5697]), 0.3409), order=2)
     check_grads(_constants_written_in_a_loop_into_an_argument,
                 (np.array([-0.9369, -0.5697]), 2.5), order=2)
+
+
+def _appended_to_a_list_a_dict_gives(a, xs):
+    d = {}
+    for i, x in enumerate(xs):
+        d.setdefault(i % 2, []).append(x * a)
+    return sum(np.sum(sum(v)) for v in d.values())
+
+
+def test_an_append_to_a_list_a_call_gives_and_a_value_read_after_holds_is_refused():
+    """`d.setdefault(k, []).append(v)`: the append ran as a library call whose value is
+    dropped, into a list `d` holds and the function reads after; the derivative did
+    not follow it (0.0 where finite differences say 0.046, silent). The list may be
+    held by what the call read (`d`), which is read after: refused, naming the call."""
+    with pytest.raises(TransformError, match=r"d\.setdefault\(\.\.\.\)\.append") as error:
+        pullback.grad(_appended_to_a_list_a_dict_gives)(np.array([0.3, -0.7]), [0.5, -0.2])
+    assert error.value.filename == __file__

@@ -871,8 +871,9 @@ class Interpreter:
     def fills_a_list_read_elsewhere(self, value, fn, method):
         """Whether dropped call `value` appends to (extends, pops) a list that is not the
         function's own (ANF made those new values) but the enclosing function's, which
-        reads it elsewhere, or a global this function reads too. A list only appended to
-        (a log of losses) is not read after."""
+        reads it elsewhere, or a global this function reads too, or one a value read
+        elsewhere may hold (a call's result: `d.setdefault(k, [])`). A list only
+        appended to (a log of losses) is not read after."""
         owner = getattr(fn, "__self__", None)
         if not (method in flow.UPDATING_METHODS or isinstance(owner, list)
                 and fn.__name__ in flow.UPDATING_METHODS):
@@ -881,19 +882,31 @@ class Interpreter:
         part = self.part_of(root)
         while part is not None:  # the list is an attribute or item of a value (`s.xs`)
             root, part = part.value.id, self.part_of(part.value.id)
-        if root in self.freevars:
-            return parse.read_around(self.origin, root)
-        return nodes.read_counts(self.tree.body)[root] > 1
+        counts = nodes.read_counts(self.tree.body)
+
+        def read_elsewhere(var):
+            return parse.read_around(self.origin, var) if var in self.freevars else (
+                counts[var] > 1)
+
+        # the list, or a value that may hold it (`d` for `d.setdefault(k, []).append(v)`)
+        holders = {aliases.items_of(r) if aliases.is_items(r) else r
+                   for r in self.updates.aliases.memory(root)} - {root}
+        return read_elsewhere(root) or any(read_elsewhere(var) for var in holders
+                                           if var in self.kinds)
 
     def part_of(self, name):
         """The attribute or item read the function binds `name` to (`s.xs` for ANF's
         `s_xs = s.xs`, read for `s.xs.append(v)`), else None."""
+        value = self.value_of(name)
+        if isinstance(value, (nodes.Attribute, nodes.Subscript)) and nodes.is_name(value.value):
+            return value
+        return None
+
+    def value_of(self, name):
+        """The value the function's `name = value` binds `name` to, or None."""
         for stmt in nodes.walk(self.tree):
-            value = getattr(stmt, "value", None)
-            if isinstance(stmt, nodes.Assign) and nodes.single_target(stmt) == name and (
-                    isinstance(value, (nodes.Attribute, nodes.Subscript))) and nodes.is_name(
-                    value.value):
-                return value
+            if isinstance(stmt, nodes.Assign) and nodes.single_target(stmt) == name:
+                return stmt.value
         return None
 
     def user_text(self, atom):
@@ -902,6 +915,8 @@ class Interpreter:
         if not nodes.is_name(atom):
             return nodes.unparse(atom)
         part = self.part_of(atom.id)
+        if part is None and isinstance(self.value_of(atom.id), nodes.Call):
+            return f"{nodes.unparse(self.value_of(atom.id).func).strip()}(...)"
         if part is None:
             return updates.user_name(atom.id)
         base = self.user_text(part.value)

@@ -80,9 +80,10 @@ def check_lazy_iterators(tree, origin):
 
 def _consumed_at_once(generator, parents, reads):
     """Whether `generator` is taken whole where it is made: by a consumer, or assigned to
-    a name that the next statement alone reads, so."""
+    a name that the next statement alone reads, so, outside any loop it is not in."""
     node, parent = _outermost(generator, parents)
-    if _is_consumer_argument(node, parent) or isinstance(parent, nodes.comprehension):
+    if _is_consumer_argument(node, parent) or isinstance(
+            parent, nodes.comprehension) and parent.iter is node:
         return True  # a consumer's argument, or the iterable of a list (set, dict) comprehension
     name = _assigned_name(node, parent)
     if name is None or len(reads[name]) != 1:
@@ -90,8 +91,9 @@ def _consumed_at_once(generator, parents, reads):
     block = _block_of(parent, parents)
     position = block.index(parent)
     read = reads[name][0]
-    return position + 1 < len(block) and _is_consumer_argument(*_outermost(read, parents)) and (
-        any(n is read for n in nodes.walk(block[position + 1])))
+    return (position + 1 < len(block) and any(n is read for n in nodes.walk(block[position + 1]))
+            and _is_consumer_argument(*_outermost(read, parents))
+            and _repeating(read, parents) is _repeating(parent, parents))
 
 
 def _taken_once(value, parents, reads):
