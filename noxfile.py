@@ -7,8 +7,8 @@
 then these sessions. An interpreter that is not installed is skipped with one line
 saying so.
 
-- `subset`: a fast subset of the suite on each supported Python: the API, the
-  command line, ANF, the specs of every primitive and the table of one family
+- `subset`: a fast subset of the suite on each supported Python: the API, ANF,
+  the specs of every primitive and the table of one family
   (products and shapes), closures (orders 1-3) and control flow (orders 1-2).
 - `wheel`: builds the sdist and the wheel, installs the wheel (not the checkout)
   into a fresh environment, and runs the command line and the quickstart from a
@@ -23,7 +23,7 @@ import shutil
 import nox
 
 PYTHONS = ["3.10", "3.11", "3.12", "3.13"]
-SUBSET = ["tests/test_api.py", "tests/test_cli.py", "tests/test_anf.py", "tests/test_specs.py",
+SUBSET = ["tests/test_api.py", "tests/test_anf.py", "tests/test_specs.py",
           "tests/test_closures.py", "tests/test_control_flow.py",
           "tests/test_primitives.py", "-k", "not test_primitive or products_and_shapes"]
 
