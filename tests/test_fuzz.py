@@ -135,6 +135,9 @@ FAILING_RULE = WRONG_RULE.replace("return (g * 3.0 * x,)", "raise ValueError('no
     ("def f(x):\n    return abs(x - 0.25)", "(0.25,)", "", "skipped"),
     ("def f(x):\n    return x if x > 0.2500001 else -x", "(0.25,)", "", "skipped"),
     ("def f(x):\n    return pullback.grad(lambda t: max(x, t))(x) * x", "(0.7,)", "", "invalid"),
+    # an inner derivative exactly -1.0 compared with -1.0: the oracle's takes pullback's branch
+    ("def f(x):\n    return x if -1.0 < grad(lambda t: 1.0 - t)(-2.0) else 4.0 * x",
+     "(0.7,)", "from pullback import grad", "ok"),
 ])
 def test_checker(body, arguments, header, kind):
     types = (V,) if "array" in arguments else (F,)

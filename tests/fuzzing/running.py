@@ -84,7 +84,9 @@ def kinked(center, values):
 def fd_grad(g):
     """The derivative of a function of a float by Richardson-extrapolated central differences
     (the oracle's stand-in for `pullback.grad` called inside a program); NotSmooth, which
-    discards the program, where a smaller step disagrees."""
+    discards the program, where a smaller step disagrees. Rounded to 10 significant digits, so
+    that a derivative exact in pullback (the -1.0 of `1.0 - t`) is exact here too, and a program
+    comparing it with a constant (`-1.0 < d`) takes the branch pullback takes."""
     def derivative(t):
         if not isinstance(t, (float, np.floating)):
             raise TypeError(f"grad of an argument of type {type(t).__name__}")
@@ -96,7 +98,7 @@ def fd_grad(g):
         smooth = abs(extrapolated - central[STEPS[2]]) <= 1e-6 * max(1.0, abs(extrapolated))
         if not smooth or kinked(center, values):
             raise NotSmooth(f"grad: not smooth at {t}")
-        return type(t)(extrapolated)  # as pullback.grad: the type of the argument
+        return type(t)(float(f"{extrapolated:.10g}"))  # as pullback.grad: the type of the argument
 
     return derivative
 
