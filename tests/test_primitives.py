@@ -79,7 +79,7 @@ MATH = [
         (math.tanh, (0.7,)), (math.exp, (0.7,)), (math.expm1, (0.7,)), (math.log, (0.7,)),
         (math.log1p, (0.7,)), (math.log2, (0.7,)), (math.log10, (0.7,)), (math.sqrt, (0.7,)),
         (math.fabs, (-0.7,)), (math.atan2, (0.7, -1.2)), (math.pow, (0.7, 1.9)),
-        (math.hypot, (0.7, -1.2)),
+        (math.hypot, (0.7, -1.2)), (math.copysign, (0.7, -1.2)), (math.copysign, (-0.7, 1.2)),
     ]
 ] + [
     ("math_log_base", lambda x, b: math.log(x, b), (3.7, 2.5)),

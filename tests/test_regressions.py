@@ -2756,3 +2756,201 @@ def test_an_append_to_a_list_a_call_gives_and_a_value_read_after_holds_is_refuse
     with pytest.raises(TransformError, match=r"d\.setdefault\(\.\.\.\)\.append") as error:
         pullback.grad(_appended_to_a_list_a_dict_gives)(np.array([0.3, -0.7]), [0.5, -0.2])
     assert error.value.filename == __file__
+
+
+# -- a defaultdict's tangent follows the keys its reads add; dict.get ----------------------
+
+
+def _defaultdict_of_running_sums(x):
+    d = collections.defaultdict(float)
+    for k in ["a", "b", "a"]:
+        d[k] += x * x
+    return d["a"] * d["b"] + d["c"]
+
+
+def _defaultdict_of_lists(x):
+    d = collections.defaultdict(list)
+    for i, k in enumerate(["a", "b", "a"]):
+        d[k].append(x * (i + 1.0))
+    return sum(d["a"]) * d["b"][0] + len(d["z"])
+
+
+def _defaultdict_of_defaultdicts(x):
+    d = collections.defaultdict(lambda: collections.defaultdict(float))
+    d["p"]["q"] += np.sin(x)
+    d["p"]["r"] = d["p"]["q"] * x
+    return d["p"]["r"] + d["s"]["t"]
+
+
+def _defaultdict_of_arrays_in_a_while(x):
+    d = collections.defaultdict(lambda: np.zeros(2))
+    i = 0
+    while i < 3:
+        d[i % 2] = d[i % 2] + x * np.arange(1.0, 3.0) ** i
+        i += 1
+    return np.sum(d[0] * d[1]) + np.sum(d[5])
+
+
+@pytest.mark.parametrize("fn", [_defaultdict_of_running_sums, _defaultdict_of_lists,
+                                _defaultdict_of_defaultdicts, _defaultdict_of_arrays_in_a_while])
+def test_a_defaultdict_read_at_keys_it_does_not_hold_yet(fn):
+    """A crash in generated code in forward mode (`KeyError`): the tangent of a
+    defaultdict was a plain dict, without the key the primal's read of a missing key
+    adds. It is a defaultdict whose missing keys are `ZERO` (`tangents.dict_like`).
+    Orders 1 and 2, both modes."""
+    check_grads(fn, (0.7,), order=2)
+    check_grads(fn, (0.7,), order=2, modes="forward")
+
+
+def _dict_get_in_a_loop(x):
+    scores = {}
+    for k in ["a", "b", "a", "c", "b"]:
+        scores[k] = scores.get(k, 0.0) + x * len(k) + 1.0
+    return scores["a"] * scores["b"] - scores.get("z", x * x)
+
+
+def _dict_get_of_arguments(p, x):
+    w = p.get("w")
+    inner = p.get("layer", {})
+    return np.sum(w * x) + inner.get("b", 1.0) * np.sum(p.get("v", 2.0 * x))
+
+
+def _dict_get_in_a_closure_and_a_recursion(p, n):
+    scale = lambda k: p.get(k, 0.5)
+    if n == 0:
+        return p.get("base", 1.0)
+    return scale("scale") * _dict_get_in_a_closure_and_a_recursion(p, n - 1) + p.get("bias", 0.0)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_dict_get_in_a_loop, (0.7,)),
+    (_dict_get_of_arguments, ({"w": np.array([0.3, -0.2]), "v": np.array([1.5, -0.5])},
+                              np.array([0.4, 0.9]))),
+    (_dict_get_of_arguments, ({"w": np.array([0.3, -0.2]), "layer": {"b": 1.3}},
+                              np.array([0.4, 0.9]))),
+    (lambda p: _dict_get_in_a_closure_and_a_recursion(p, 3), ({"scale": 0.7, "base": 1.3},)),
+    (lambda x: {"a": x}.get("a", 1.0) * collections.defaultdict(float).get("z", x), (0.7,)),
+])
+def test_dict_get(fn, args):
+    """`d.get(key, default)` was refused (no rule). Its cotangent goes to the item when
+    `d` holds the key, else to the default (`structures.unget`, `unget_default`).
+    Orders 1 and 2, both modes."""
+    check_grads(fn, args, order=2)
+    check_grads(fn, args, order=2, modes="forward")
+
+
+# -- iterators given to a primitive whose derivative reads them again --------------------
+
+
+def _dict_of_a_zip(x):
+    d = dict(zip(("w", "b"), (x * 2.0, x ** 2)))
+    return np.sum(d["w"] * d["b"])
+
+
+def _dict_of_an_enumerate(x):
+    d = dict(enumerate([x, x * x]))
+    return np.sum(d[0] * d[1])
+
+
+def _sum_of_a_reversed_list(x):
+    return np.sum(sum(reversed([x, x * x])) * x)
+
+
+def _sorted_and_max_of_zips(x):
+    pairs = sorted(zip([np.sum(x), 2.0 * np.sum(x)], [np.sum(x * x), 1.0]))
+    top = max(zip([np.sum(x), 2.0], [1.0, np.sum(x ** 3)]))
+    return pairs[0][1] * pairs[1][0] + top[0] * top[1]
+
+
+def _min_of_an_enumerate_by_key(x):
+    i, v = min(enumerate([np.sum(x * x), 2.0 * np.sum(x)]), key=lambda p: p[1])
+    return v * np.sum(x) + i
+
+
+@pytest.mark.parametrize("fn", [_dict_of_a_zip, _dict_of_an_enumerate, _sum_of_a_reversed_list,
+                                _sorted_and_max_of_zips, _min_of_an_enumerate_by_key])
+def test_an_iterator_given_to_a_primitive_that_reads_it_again(fn):
+    """`dict(zip(keys, values))` gave a zero gradient, silently (and crashed in forward
+    mode): the pullback read the zip again, which the call had exhausted. So did
+    `sum(reversed(xs))` (half the gradient) and `dict(enumerate(xs))`; `sorted`, `max`
+    and `min` of a zip or an enumerate crashed. A primitive whose spec says it
+    `iterates` its arguments is given the list of an iterator's items, made before
+    the call (`ForwardCode.listed_iterators`). Orders 1 and 2, both modes."""
+    check_grads(fn, (np.array([0.4, 0.3]),), order=2)
+    check_grads(fn, (np.array([0.4, 0.3]),), order=2, modes="forward")
+
+
+# -- dicts: merged, popped, subclasses -----------------------------------------------------
+
+
+def _dicts_merged(x):
+    a = {"p": x, "q": 1.0}
+    c = a | {"q": x * x}
+    a |= {"q": 3.0 * x, "r": x}
+    return c["p"] * c["q"] + a["q"] * a["r"] * a["p"]
+
+
+def _dict_merged_in_a_loop(x):
+    d = {"a": x}
+    for i in range(3):
+        d = d | {"a": d["a"] * x, i: x + i}
+    return d["a"] + d[2] * d[0]
+
+
+def _dict_popped(x):
+    d = {"a": x, "b": 2.0 * x}
+    w = d.pop("z", x * x)
+    v = d.pop("a")
+    return v * w + d["b"] + d.pop("b", 5.0)
+
+
+def _dict_popped_in_a_loop(x):
+    d = {i: x * (i + 1.0) for i in range(4)}
+    total = 0.0
+    for i in range(0, 6, 2):
+        total = total + d.pop(i, x) * x
+    return total + sum(d.values())
+
+
+def _options(x, *args, **options):
+    rate = options.pop("rate", 0.1)
+    rest = list(args)
+    return rate * x * rest.pop() + sum(options.values())
+
+
+def _keyword_arguments_popped(x):
+    f = _options
+    return f(x, x * x, 3.0 * x, rate=x, extra=x + 1.0) + f(x, 2.0)
+
+
+def _counter(x):
+    c = collections.Counter()
+    for k in "abcab":
+        c[k] += x * len(k)
+    return c["a"] * c["b"] + c["q"] * x + sum(c.values())
+
+
+class _Params(dict):
+    pass
+
+
+def _dict_subclass(x):
+    p = _Params(b=2.0)
+    p["w"] = x
+    return p["w"] * p["b"] + sum(p.values())
+
+
+@pytest.mark.parametrize("fn", [_dicts_merged, _dict_merged_in_a_loop, _dict_popped,
+                                _dict_popped_in_a_loop, _keyword_arguments_popped, _counter,
+                                _dict_subclass])
+def test_dicts_merged_popped_and_subclassed(fn):
+    """`a | b` and `a |= b` of dicts gave a zero gradient, silently: `|` was declared
+    without derivative (an int's bitwise or); it merges dicts now (`unmerged_left`,
+    `unmerged_right`, `merged`). `d.pop(k)` was refused and `d.pop(k, default)` crashed
+    the transformer; both work, and `options.pop(...)` on a `**options` parameter, a
+    dict Python makes at each call, is not taken for an update of the caller's. A
+    `Counter` was taken for an object with no fields, its values constants (a wrong
+    gradient, silent); subclasses of dict and list are containers now. Orders 1 and 2,
+    both modes."""
+    check_grads(fn, (0.7,), order=2)
+    check_grads(fn, (0.7,), order=2, modes="forward")

@@ -11,8 +11,9 @@ interpreter asked for (`guards`), loops without derivatives.
 import dataclasses
 
 from ..errors import TransformError
+from ..rules import registry
 from ..runtime import custom, handlers, loops, mutation
-from .analysis import interpret
+from .analysis import interpret, kinds
 from .syntax import nodes
 
 
@@ -151,6 +152,42 @@ class ForwardCode:
             return stmt
         name = nodes.name(self.bindings.object(copying.__name__, copying))
         return nodes.replaced(stmt, value=nodes.replaced(stmt.value, func=name))
+
+    def listed_iterators(self, stmt, step):
+        """`(listings, stmt, step)`: primitive call `stmt` given an iterator of
+        differentiable items (a zip, an enumerate: kind `Items` of no known type) as an
+        argument, whose template reads that argument again after the call took its items
+        (its spec holds `iterates`), given the list of the items instead; `listings` are
+        the `(name = list(iterator), its step)` making them."""
+        if not (registry.holds(step.fn, "iterates") and isinstance(stmt.value, nodes.Call)):
+            return [], stmt, step
+        listed = {}
+        for atom in step.args + [value for _, value in step.keywords]:
+            kind = self.kind_of(atom)
+            if isinstance(atom, nodes.Name) and isinstance(kind, kinds.Items) and (
+                    kind.type is None and kinds.element(kind).active):
+                listed.setdefault(atom.id, self.namer.fresh(atom.id + "_list"))
+        if not listed:
+            return [], stmt, step
+        listings = [self.listing(name, iterator) for iterator, name in listed.items()]
+
+        def renamed(atom):
+            is_listed = isinstance(atom, nodes.Name) and atom.id in listed
+            return nodes.name(listed[atom.id]) if is_listed else atom
+
+        call = nodes.replaced(stmt.value, args=[renamed(a) for a in stmt.value.args],
+                              keywords=[nodes.replaced(k, value=renamed(k.value))
+                                        for k in stmt.value.keywords])
+        step = dataclasses.replace(step, args=[renamed(a) for a in step.args], keywords=[
+            (key, renamed(value)) for key, value in step.keywords])
+        return listings, nodes.replaced(stmt, value=call), step
+
+    def listing(self, name, iterator):
+        """`(name = list(iterator), its step)`: the items of an iterator, listed where the
+        derivative code reads them again (a loop's, a primitive's)."""
+        call = nodes.call(nodes.name(self.bindings.object("list", list)), [nodes.name(iterator)])
+        assign = nodes.assign(name, call, self.lineno)
+        return assign, self.facts.primitive(name, list, [nodes.name(iterator)], [])
 
     def index_value(self, index):
         """Subscript syntax as a value (`nodes.index_value`), reading `slice` from a cell."""

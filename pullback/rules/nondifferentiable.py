@@ -60,10 +60,9 @@ nondifferentiable(dict.keys, result=Items(CONST))
 nondifferentiable(
     # Python
     isinstance, type, print, str, repr,
-    operator.not_, operator.invert, operator.floordiv, operator.and_, operator.or_,
-    operator.xor, operator.lshift, operator.rshift,
+    operator.not_, operator.invert, operator.floordiv, operator.and_, operator.xor,
+    operator.lshift, operator.rshift,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
-    math.copysign,
     # NumPy
     np.ndarray.dtype, np.sign, np.floor, np.ceil,
     np.round, np.rint, np.trunc, np.floor_divide, np.argmax, np.argmin, np.argsort,

@@ -36,6 +36,7 @@ from pullback.runtime.calls import (
 from pullback.runtime.calls import pick as pick_
 from pullback.runtime.calls import split_cotangents as split_cotangents_
 from pullback.runtime.cotangents import (
+    ZERO,
     add_all,
     fan_out,
     product_of_others_adjoint,
@@ -67,8 +68,10 @@ from pullback.runtime.mutation import (
     last_item_adjoint,
     reappended,
     repop,
+    repop_default,
     unappended,
     unpop,
+    unpop_default,
     without_item,
     written_item,
     written_item_adjoint,
@@ -76,10 +79,12 @@ from pullback.runtime.mutation import (
 from pullback.runtime.records import refield, rerecord, unfield, unrecord
 from pullback.runtime.structures import (
     indexed_all,
+    merged,
     rearray,
     reconcat,
     reconcatenate,
     redict,
+    reget,
     remapping,
     repack,
     rerepeated,
@@ -91,8 +96,12 @@ from pullback.runtime.structures import (
     unconcat,
     unconcatenate,
     undict,
+    unget,
+    unget_default,
     unindex_all,
     unmapping,
+    unmerged_left,
+    unmerged_right,
     unrepack,
     unrepeated,
     unroll,
@@ -544,6 +553,23 @@ def repop_(z, h, items, index=-1):
     d[h] = unpop(d[z], items, index)
 
 
+@adjoint(mutation.unpop_default, linear=True)
+def unpop_default_(z, g, items, index):
+    d[g] = repop_default(d[z], items, index)
+
+
+@adjoint(mutation.repop_default, linear=True)
+def repop_default_(z, h, items, index):
+    d[h] = unpop_default(d[z], items, index)
+
+
+@adjoint(tangents.repopped)
+def repopped_(z, tangent, default_tangent, items, index=-1):
+    d[tangent] = unpop(d[z], items, index)
+    d[default_tangent] = unpop_default(d[z], items, index)
+    t[z] = tangents.repopped(t[tangent], t[default_tangent], items, index)
+
+
 @adjoint(records.unfield, linear=True)
 def unfield_(z, g, x, name):
     d[g] = refield(d[z], x, name)
@@ -562,6 +588,38 @@ def unsort_(z, g, items, result):
 @adjoint(iteration.resort, linear=True)
 def resort_(z, h, items, result):
     d[h] = unsort(d[z], items, result)
+
+
+@adjoint(structures.unmerged_left, linear=True)
+def unmerged_left_(z, g, a, b):
+    d[g] = merged(d[z], ZERO, a, b)
+
+
+@adjoint(structures.unmerged_right, linear=True)
+def unmerged_right_(z, g, a, b):
+    d[g] = merged(ZERO, d[z], a, b)
+
+
+@adjoint(structures.merged)
+def merged_(z, ta, tb, a, b):
+    d[ta] = unmerged_left(d[z], a, b)
+    d[tb] = unmerged_right(d[z], a, b)
+    t[z] = merged(t[ta], t[tb], a, b)
+
+
+@adjoint(structures.unget, linear=True)
+def unget_(z, g, mapping, key):
+    d[g] = reget(d[z], mapping, key)
+
+
+@adjoint(structures.reget, linear=True)
+def reget_(z, h, mapping, key):
+    d[h] = unget(d[z], mapping, key)
+
+
+@adjoint(structures.unget_default, linear=True)
+def unget_default_(z, g, mapping, key):
+    d[g] = unget_default(d[z], mapping, key)
 
 
 @adjoint(structures.unmapping, linear=True)

@@ -37,7 +37,7 @@ from pullback.runtime.iteration import (
     unzip,
     zipped,
 )
-from pullback.runtime.structures import remapping, unmapping
+from pullback.runtime.structures import reget, remapping, unget, unget_default, unmapping
 
 
 def _extremum_kind(*values, **options):
@@ -87,27 +87,36 @@ def dict_values(z, mapping):
     t[z] = reitems(t[mapping], mapping, mapping, None)
 
 
-@adjoint(sum, result=lambda iterable, start=CONST_SCALAR: promote([element(iterable), start]))
+@adjoint(dict.get, result=lambda mapping, key, default=CONST: join(element(mapping), default))
+def dict_get(z, mapping, key, default=None, /):
+    d[mapping] = unget(d[z], mapping, key)
+    d[default] = unget_default(d[z], mapping, key)
+    t[z] = reget(t[mapping], mapping, key) + unget_default(t[default], mapping, key)
+
+
+@adjoint(sum, result=lambda iterable, start=CONST_SCALAR: promote([element(iterable), start]),
+         iterates=True)
 def sum_(z, iterable, start=0):
     d[iterable] = spread(d[z], iterable)
     d[start] = unbroadcast(d[z], start)
     t[z] = unspread(t[iterable], z, iterable) + t[start]
 
 
-@adjoint(max, min, result=_extremum_kind)
+@adjoint(max, min, result=_extremum_kind, iterates=True)
 def extremum(z, *values, key=None, default=None):
     d[values] = unextremum(d[z], values, z)
     t[z] = reextremum(t[values], values, z)
 
 
-@adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(element(iterable), list))
+@adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(element(iterable), list),
+         iterates=True)
 def sorted_(z, iterable, key=None, reverse=False):
     d[iterable] = unsort(d[z], iterable, z)
     t[z] = resort(t[iterable], iterable, z)
 
 
 @adjoint(dict, result=lambda source=CONST: source if isinstance(source, Container) and (
-    source.type is dict) else ANY, copy=True)
+    source.type is dict) else ANY, copy=True, iterates=True)
 def to_dict(z, source=()):
     d[source] = unmapping(d[z], source)
     t[z] = remapping(t[source], source)

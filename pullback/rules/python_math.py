@@ -104,6 +104,11 @@ def hypot(z, x, y, /):
     d[y] = d[z] * y / z
 
 
+@adjoint(math.copysign, result="scalar")
+def copysign(z, x, y, /):
+    d[x] = d[z] * math.copysign(1.0, x) * math.copysign(1.0, y)
+
+
 @adjoint(math.fabs, result="scalar")
 def fabs(z, x, /):
     d[x] = d[z] * math.copysign(1.0, x)

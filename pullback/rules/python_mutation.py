@@ -7,6 +7,8 @@ necessitates zeroing of a sensitivity"); the value written gets it instead.
 import numpy as np
 
 from pullback.compiler.analysis.kinds import (
+    ANY,
+    CONST,
     Container,
     Items,
     element,
@@ -17,9 +19,16 @@ from pullback.compiler.analysis.kinds import (
 from pullback.rules.registry import adjoint, d, t
 from pullback.runtime import mutation
 from pullback.runtime.iteration import like_items
-from pullback.runtime.mutation import last_item, unappended, unpop, without_item, written_item
+from pullback.runtime.mutation import (
+    last_item,
+    unappended,
+    unpop,
+    unpop_default,
+    without_item,
+    written_item,
+)
 from pullback.runtime.structures import unconcat, unindex
-from pullback.runtime.tangents import dense, shaped, unrounded
+from pullback.runtime.tangents import dense, repopped, shaped, unrounded
 
 
 def _updated_kind(x, index, value):
@@ -64,11 +73,21 @@ def extended(z, items, values):
     t[z] = mutation.extended(shaped(t[items], items), shaped(t[values], values))
 
 
-@adjoint(mutation.popped, result=lambda items, index=None: sequence(
-    tuple, [Items(element(items), list), element(items)]))
-def popped(z, items, index=-1):
+def _popped_kind(items, index=None, default=None):
+    """The kind of `popped(items, index[, default])`: the list's, or the dict's, rest and
+    the value taken."""
+    value = element(items) if default is None else join(element(items), default)
+    if isinstance(items, Container) and items.type is dict or not isinstance(
+            items, (Container, Items)):
+        return sequence(tuple, [ANY if items.active else CONST, value])
+    return sequence(tuple, [Items(element(items), list), value])
+
+
+@adjoint(mutation.popped, result=_popped_kind)
+def popped(z, items, index=-1, default=None):
     d[items] = unpop(d[z], items, index)
-    t[z] = mutation.popped(shaped(t[items], items), index)
+    d[default] = unpop_default(d[z], items, index)
+    t[z] = repopped(t[items], t[default], items, index)
 
 
 @adjoint(mutation.item_of, view=True, linear=True, indexed=(0,))

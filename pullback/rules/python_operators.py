@@ -4,10 +4,27 @@ import operator
 
 import numpy as np
 
-from pullback.compiler.analysis.kinds import Items, concatenation, element, sequence_type
+from pullback.compiler.analysis.kinds import (
+    ANY,
+    CONST,
+    Container,
+    Items,
+    concatenation,
+    element,
+    sequence_type,
+)
 from pullback.rules.registry import adjoint, d, t
 from pullback.runtime.cotangents import matmul_left, matmul_right, unbroadcast, unreduce
-from pullback.runtime.structures import reconcat, rerepeated, unconcat, unindex, unrepeated
+from pullback.runtime.structures import (
+    merged,
+    reconcat,
+    rerepeated,
+    unconcat,
+    unindex,
+    unmerged_left,
+    unmerged_right,
+    unrepeated,
+)
 from pullback.runtime.structures import repeated as repeated_items
 
 from .numpy_versions import numpy_functions
@@ -85,6 +102,23 @@ def matmul(z, x, y):
 @adjoint(operator.getitem, view=True, linear=True)
 def getitem(z, x, index):
     d[x] = unindex(d[z], x, index)
+
+
+def _merged_kind(a, b):
+    """The kind of `a | b`: for two dicts of known keys, `a`'s keys then `b`'s new ones,
+    each with the kind of the value it takes."""
+    if isinstance(a, Container) and isinstance(b, Container) and a.type is dict is b.type:
+        items = dict(zip(a.keys, a.items)) | dict(zip(b.keys, b.items))
+        return Container(dict, tuple(items), tuple(items.values()),
+                         any(k.active for k in items.values()))
+    return ANY if a.active or b.active else CONST
+
+
+@adjoint(operator.or_, result=_merged_kind)
+def merge(z, a, b):
+    d[a] = unmerged_left(d[z], a, b)
+    d[b] = unmerged_right(d[z], a, b)
+    t[z] = merged(t[a], t[b], a, b)
 
 
 @adjoint(abs, result="elementwise")

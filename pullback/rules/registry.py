@@ -61,7 +61,8 @@ class _Tangents:
 t = _Tangents()
 
 FACTS = ("linear", "multilinear", "absorbing", "view", "same", "copy", "items", "shift", "summed",
-         "identity", "updates", "implementation", "lazy", "refused", "structural", "indexed")
+         "identity", "updates", "implementation", "lazy", "iterates", "refused",
+         "structural", "indexed")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
@@ -131,6 +132,12 @@ class Spec:
       lazy: it gives an iterator, its `implementation` a list of every item, made at
         the call (`map`, `filter`): a call whose iterator may be taken twice is refused
         (`compiler.frontend.lazy_iterators`).
+      iterates: it takes the items of the iterables it is given, and its template reads
+        those arguments again (`dict(zip(keys, values))`, `sum(reversed(xs))`): an
+        iterator of differentiable items given to it (a zip, an enumerate) is listed
+        before the call, and the call and its template given the list
+        (`compiler.forward_code.ForwardCode.listed_iterators`). `list`, `tuple`, `zip` and
+        `enumerate` read such an argument again only for how many items they took.
       refused: `{parameter: reason}`, the parameters of a primitive whose derivative
         its template does not give (the incomplete gamma function's in its shape
         parameter is not elementary), or, of a non-differentiable one, those whose
@@ -162,6 +169,7 @@ class Spec:
     updates: bool = False
     implementation: object = None
     lazy: bool = False
+    iterates: bool = False
     refused: dict = None
     structural: tuple = ()
     indexed: tuple = ()

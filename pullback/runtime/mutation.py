@@ -158,10 +158,14 @@ def extended(items, values):
     return _list(items, "extend") + list(values)
 
 
-def popped(items, index=-1):
-    """`(a copy of list items without items[index], items[index])`."""
+def popped(items, index=-1, *default):
+    """`(a copy of list items without items[index], items[index])`; for a dict, `(a copy
+    without key index, its value)`, or the `default` given for a key it does not hold."""
+    if isinstance(items, dict):
+        result = items.copy()
+        return result, result.pop(index, *default)
     result = _list(items, "pop")
-    value = result.pop(index)
+    value = result.pop(index, *default)
     return result, value
 
 
@@ -173,8 +177,9 @@ def with_member(members, value):
 
 def _list(items, method):
     if not isinstance(items, list):
-        raise TransformError(f"pullback treats .{method}() as the list method; this value is a "
-                             f"{type(items).__name__}", construct=f".{method}()")
+        raise TransformError(f"pullback treats .{method}() as the list's (or the dict's) "
+                             f"method; this value is a {type(items).__name__}",
+                             construct=f".{method}()")
     return list(items)
 
 
@@ -283,9 +288,12 @@ def last_item_adjoint(h, g):
 
 def unpop(g, items, index=-1):
     """The cotangent of `items` from that of `popped(items, index)`: the value's
-    cotangent put back where it was taken from."""
+    cotangent put back where it was taken from (for a dict, where it held the key)."""
     if g is ZERO:
         return ZERO
+    if isinstance(items, dict):
+        rest = {} if g[0] is ZERO else g[0]
+        return {k: g[1] if k == index else rest.get(k, ZERO) for k in items}
     rest = [ZERO] * (len(items) - 1) if g[0] is ZERO else list(g[0])
     rest.insert(index % len(items), g[1])
     return rest
@@ -295,9 +303,22 @@ def repop(h, items, index=-1):
     """The transpose of `unpop`."""
     if h is ZERO:
         return ZERO
+    if isinstance(items, dict):
+        return {k: h[k] for k in items if k != index}, h[index] if index in items else ZERO
     rest = list(h)
     value = rest.pop(index % len(items))
     return rest, value
+
+
+def unpop_default(g, items, index):
+    """The cotangent of the default of `popped(items, index, default)` from that of its
+    result: the value's, where dict `items` does not hold the key."""
+    return ZERO if g is ZERO or index in items else g[1]
+
+
+def repop_default(h, items, index):
+    """The transpose of `unpop_default`."""
+    return ZERO if h is ZERO or index in items else (ZERO, h)
 
 
 IN_PLACE = {with_item: with_item_into, without_item: without_item_into,

@@ -29,6 +29,8 @@ def is_record(x):
         return False
     if isinstance(x, tuple):
         return is_named_tuple(x)
+    if isinstance(x, (list, dict)):  # a subclass, as `collections.Counter`: a container
+        return False
     if dataclasses.is_dataclass(x):
         return not isinstance(x, type)
     return hasattr(x, "__dict__") and bool(type(x).__flags__ & _HEAP_TYPE) and not isinstance(

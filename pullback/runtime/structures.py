@@ -10,6 +10,7 @@ transforms. All of them map `ZERO` to `ZERO`.
 
 import numpy as np
 
+from ..errors import TransformError
 from .cotangents import ZERO, add, add_all, any_zero, reshape_like, unbroadcast, unreduce
 from .deferred import concrete, is_int, row_sum, scatter_add
 
@@ -160,6 +161,8 @@ def _add_items(items, gs, x, indices):
         elif isinstance(index, slice):
             for i, gi in zip(range(*index.indices(len(x))), g):
                 items[i] = add(items[i], gi)
+        elif isinstance(items, dict) and index not in items:
+            continue  # a key `x` did not hold, read as its `__missing__` gave (a Counter's 0)
         else:
             items[index] = add(items[index], g)
     return found
@@ -331,9 +334,12 @@ _TILED = 1024
 
 
 def indexed_all(h, indices):
-    """The transpose of `unindex_all`: the item of `h` at each index."""
+    """The transpose of `unindex_all`: the item of `h` at each index (`ZERO` at a key a
+    dict does not hold, which `unindex_all` dropped: see `_add_items`)."""
     if h is ZERO:
         return ZERO
+    if isinstance(h, dict):
+        return tuple(h.get(index, ZERO) for index in indices)
     return tuple(h[index] for index in indices)
 
 
@@ -438,6 +444,57 @@ def remapping(h, source):
     if h is ZERO or isinstance(source, dict):
         return h
     return {key: pair[1] for (key, _), pair in zip(source, h)}
+
+
+def unget(g, mapping, key):
+    """The cotangent of dict `mapping` from the cotangent `g` of `mapping.get(key, default)`:
+    `g` at `key` when `mapping` holds it, else `ZERO` (the default was taken)."""
+    return unindex(g, mapping, key) if key in mapping else ZERO
+
+
+def reget(h, mapping, key):
+    """The transpose of `unget`: item `key` of `h`, shaped like `mapping`, when `mapping`
+    holds the key, else `ZERO`."""
+    return ZERO if h is ZERO or key not in mapping else h[key]
+
+
+def unget_default(g, mapping, key):
+    """The cotangent of the default of `mapping.get(key, default)` from its cotangent `g`:
+    `g` when `mapping` does not hold `key`, else `ZERO`. Its own transpose."""
+    return ZERO if key in mapping else g
+
+
+def unmerged_left(g, a, b):
+    """The cotangent of dict `a` in the merge `a | b` from the cotangent `g` of the merge:
+    `g` at the keys `b` does not hold (`b`'s give their values)."""
+    if g is ZERO:
+        return ZERO
+    _check_dicts(a, b)
+    return {k: ZERO if k in b else g[k] for k in a}
+
+
+def unmerged_right(g, a, b):
+    """The cotangent of dict `b` in the merge `a | b` from the cotangent `g` of the merge."""
+    if g is ZERO:
+        return ZERO
+    _check_dicts(a, b)
+    return {k: g[k] for k in b}
+
+
+def _check_dicts(a, b):
+    if not (isinstance(a, dict) and isinstance(b, dict)):
+        raise TransformError(f"`|` of a {type(a).__name__} and a {type(b).__name__} with "
+                             "differentiable values: pullback differentiates the merge of "
+                             "two dicts", construct="| operator")
+
+
+def merged(ta, tb, a, b):
+    """The tangent of the merge `a | b` of dicts from the tangents `ta` of `a` and `tb` of
+    `b`; the transpose of `unmerged_left` and `unmerged_right`."""
+    if ta is ZERO and tb is ZERO:
+        return ZERO
+    return {k: (ZERO if tb is ZERO else tb[k]) if k in b else (ZERO if ta is ZERO else ta[k])
+            for k in {**a, **b}}
 
 
 def unstar(g, parts, starred):

@@ -7,13 +7,14 @@ named tuple), and for a function the tuple of the tangents of its free variables
 (then of its defaults). Any of them may be the symbolic zero `ZERO`.
 """
 
+import collections
 import itertools
 
 import numpy as np
 
 from ..errors import TransformError
-from . import records
-from .cotangents import ZERO, is_differentiable
+from . import mutation, records
+from .cotangents import ZERO, add, is_differentiable
 
 
 def zeros_of(x):
@@ -24,7 +25,7 @@ def zeros_of(x):
     if isinstance(x, (tuple, list)):
         return type(x)(zeros_of(item) for item in x)
     if isinstance(x, dict):
-        return {k: zeros_of(v) for k, v in x.items()}
+        return dict_like(x, {k: zeros_of(v) for k, v in x.items()})
     if isinstance(x, (float, np.floating)):
         return type(x)(0.0)
     return 0.0
@@ -54,8 +55,32 @@ def shaped(t, x):
     if isinstance(x, (tuple, list)):
         return type(x)([ZERO] * len(x))
     if isinstance(x, dict):
-        return dict.fromkeys(x, ZERO)
+        return dict_like(x, dict.fromkeys(x, ZERO))
     return zeros_of(x)
+
+
+def dict_like(x, items):
+    """The tangent of dict `x` holding `items`. For a dict whose class gives a value for
+    a key it does not hold (`__missing__`: a `collections.defaultdict`, a `Counter`), a
+    defaultdict whose missing keys are `ZERO`: that value is a constant, and the
+    tangent's read of the key must not fail."""
+    if hasattr(type(x), "__missing__"):
+        return collections.defaultdict(_no_tangent, items)
+    return items
+
+
+def _no_tangent():
+    """The tangent of a defaultdict's default value."""
+    return ZERO
+
+
+def repopped(t, t_default, items, index=-1):
+    """The tangent of `popped(items, index[, default])` from the tangents `t` of `items`
+    and `t_default` of the default."""
+    if isinstance(items, dict):
+        return add(mutation.repop(t, items, index),
+                   mutation.repop_default(t_default, items, index))
+    return mutation.popped(shaped(t, items), index)
 
 
 def unrounded(t, z):
@@ -79,7 +104,7 @@ def dense(t, x):
     if isinstance(x, (tuple, list)) and isinstance(t, (tuple, list)):
         return type(x)(dense(a, b) for a, b in zip(t, x))
     if isinstance(x, dict) and isinstance(t, dict):
-        return {k: dense(t.get(k, ZERO), v) for k, v in x.items()}
+        return dict_like(x, {k: dense(t.get(k, ZERO), v) for k, v in x.items()})
     return t
 
 
@@ -130,7 +155,7 @@ def internal(t, x, where="tangent"):
     if isinstance(x, dict):
         if not isinstance(t, dict) or set(t) - set(x):
             raise TypeError(f"{where} must be a dict with the keys of its value")
-        return {k: internal(t.get(k), v, f"{where}[{k!r}]") for k, v in x.items()}
+        return dict_like(x, {k: internal(t.get(k), v, f"{where}[{k!r}]") for k, v in x.items()})
     if not is_differentiable(x):
         return ZERO
     if np.shape(t) != np.shape(x):

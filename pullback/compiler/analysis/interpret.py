@@ -278,13 +278,22 @@ class Interpreter:
         self.updates.read(ret, ret.lineno, ret)
         self.updates.check()
         user = {version: param for param, version in self.entry.items()}
-        updated = self.updates.updated(self.params + self.freevars)
+        updated = [name for name in self.updates.updated(self.params + self.freevars)
+                   if name not in self.packed_parameters()
+                   or aliases.items(name) in self.updates.aliases.changed]
         shares = self.updates.result_shares(ret.value, self.params)
         if shares is not None:
             shares = tuple({_user_version(user, root) for root in roots} for roots in shares)
         return Summary(self.kind_of(ret.value), self.kinds, self.shapes,
                        [_user_version(user, p) for p in updated], self.updates.reached_by_exits(),
                        self.callees.globals_used, self.updates.guards, shares)
+
+    def packed_parameters(self):
+        """The names of the `*args` tuple and the `**kwargs` dict: Python makes them anew at
+        each call, so an update of their own memory (`kwargs.pop("lr")`) changes nothing
+        of the caller's; an update of what they hold does."""
+        args = self.tree.args
+        return {param.id for param in (args.vararg, args.kwarg) if param is not None}
 
     # -- transfer functions --------------------------------------------------------
 

@@ -189,9 +189,14 @@ class _Reverse(ForwardCode):
         return [stmt], Copy(step.target, step.source, self.lineno)
 
     def primitive(self, stmt, step):
+        listings, stmt, step = self.listed_iterators(stmt, step)
+        code, ops = [], []
+        for listing, listing_step in listings:
+            listing_code, op = self.primitive(listing, listing_step)
+            code, ops = code + listing_code, ops + [op]
         self.located(templates.bind, step.rule, step.args, step.keywords)
         op = Primitive(step.target, step.rule, step.args, step.keywords, self.lineno)
-        return [self.as_run(stmt, step)], op
+        return code + [self.as_run(stmt, step)], ops + [op] if ops else op
 
     def build(self, stmt, step):
         return [stmt], Build(step.target, step.keywords, step.args, self.lineno, step.source)
@@ -306,10 +311,8 @@ class _Reverse(ForwardCode):
     def materialize_items(self, items):
         """`list(items)` for an iterator (zip, enumerate, ...) with differentiable items,
         so that the derivative of the loop's derivative can see them too."""
-        listed = self.namer.fresh(items.id + "_list")
-        call = nodes.call(nodes.name(self.bindings.object("list", list)), [items])
-        assign = nodes.assign(listed, call, self.lineno)
-        _, op = self.primitive(assign, self.facts.primitive(listed, list, [items], []))
+        assign, step = self.listing(self.namer.fresh(items.id + "_list"), items.id)
+        _, op = self.primitive(assign, step)
         return [assign], op
 
     def primal_loop(self, stmt, step):

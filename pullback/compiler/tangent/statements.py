@@ -192,6 +192,12 @@ class _Tangent(ForwardCode):
         return [stmt] + self.assign_tangent(step.target, self.tangent_of(nodes.name(step.source)))
 
     def primitive(self, stmt, step):
+        listings, stmt, step = self.listed_iterators(stmt, step)
+        code = [line for listing in listings for line in self.primitive(*listing)]
+        return code + self.primitive_tangent(stmt, step)
+
+    def primitive_tangent(self, stmt, step):
+        """A primitive call and its tangent rule's code after it."""
         rule = rules.rule_of(step.rule)
         if rule is None:
             raise self.error(
