@@ -343,9 +343,17 @@ class Generator:
         return f"{var.name}[{self.index(var.length)}]" if var.length else "1.0"
 
     def dict_element(self, sc):
-        """The value of a key certainly present."""
+        """The value of a key certainly present, by subscript or `get`; or `get` of a key
+        absent, which gives the default."""
         var = self.one_of(sc.of(D))
-        return f"{var.name}[{self.one_of(var.keys)!r}]" if var.keys else "1.0"
+        if not var.keys:
+            return "1.0"
+        key, form = self.one_of(var.keys), self.pick(6)
+        if form == 0:
+            return f"{var.name}.get({key!r}, 0.5)"
+        if form == 1:
+            return f"{var.name}.get('z', {self.scalar(sc, 0)})"
+        return f"{var.name}[{key!r}]"
 
     def slice_sum(self, sc, d):
         """A sum over slices: `np.sum(v[1:])`, `np.sum(v[:-1] * w[1:])`, a mask."""
@@ -360,8 +368,9 @@ class Generator:
         return f"np.sum({v}[{v} > 0.0])"
 
     def builtin(self, sc, d):
-        """`abs`, `max`, `min`, `sum` and `sorted` of floats and lists."""
-        form = self.pick(7)
+        """`abs`, `max`, `min`, `sum` and `sorted` of floats and lists, of a list reversed
+        or of two zipped."""
+        form = self.pick(9)
         a, b = self.scalar(sc, d), self.scalar(sc, d)
         if form == 0:
             return f"abs({a})"
@@ -376,6 +385,10 @@ class Generator:
             return f"sum({text})"
         if form == 5:
             return f"max({text})"
+        if form == 7:
+            return f"sum(reversed({text}))"
+        if form == 8:
+            return f"max(zip({text}, {self.list_value(sc, d)[0]}))[1]"
         return f"sorted({text})[0]"
 
     def conditional(self, sc, d):
@@ -879,6 +892,15 @@ class Generator:
             index = self.fresh("k")
             body = self.scalar(sc.shadowed(index, INT), max(d - 1, 0))
             return f"{{{index}: {body} for {index} in range({count})}}", tuple(range(count))
+        merged = [v for v in sc.of(D) if v.keys]
+        form = self.pick(8)
+        if form == 0:
+            values = ", ".join(self.scalar(sc, max(d - 1, 0)) for _ in range(2))
+            return f"dict(zip(('p', 'q'), [{values}]))", ("p", "q")
+        if form == 1 and merged:
+            var = self.one_of(merged)
+            text = f"{var.name} | {{'r': {self.scalar(sc, max(d - 1, 0))}}}"
+            return text, tuple(dict.fromkeys(var.keys + ("r",)))
         keys = ("p", "q", "r")[: 1 + self.pick(3)]
         items = ", ".join(f"{k!r}: {self.scalar(sc, max(d - 1, 0))}" for k in keys)
         return f"{{{items}}}", keys
