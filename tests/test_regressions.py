@@ -2954,3 +2954,18 @@ def test_dicts_merged_popped_and_subclassed(fn):
     both modes."""
     check_grads(fn, (0.7,), order=2)
     check_grads(fn, (0.7,), order=2, modes="forward")
+
+
+def _dict_of_constants_from_a_zip(x):
+    d = dict(zip("pq", [2.0, 3.0]))
+    return sum(d.values()) * np.sum(x)
+
+
+def test_a_primitive_of_constants_whose_rule_gives_a_differentiable_kind():
+    """A crash in generated code in forward mode (`NameError: d_dot`), found by the
+    fuzzer: `dict` of a zip of constants took the kind its rule gives a source of
+    unknown keys (`ANY`), and the tangent code read a tangent it never wrote. A
+    primitive called with constants gives a constant."""
+    check_grads(_dict_of_constants_from_a_zip, (np.array([0.3, -0.6]),), order=2)
+    check_grads(_dict_of_constants_from_a_zip, (np.array([0.3, -0.6]),), order=2,
+                modes="forward")

@@ -811,7 +811,8 @@ class Interpreter:
         rule = registry.rule_for(fn)
         if rule is None:
             return kinds.CONST
-        return self.result_kind(rule, args, keywords)
+        result = self.result_kind(rule, args, keywords)  # ANY from `dict` of a zip
+        return kinds.constant(result) if result.active else result
 
     def result_kind(self, rule, args, keywords):
         """The kind of what primitive `rule` returns for these arguments (its spec's)."""
