@@ -8,6 +8,7 @@ Each case gives its true value and gradient, worked out by hand, and is checked 
 import collections
 import contextlib
 import dataclasses
+import itertools
 import math
 import operator
 import re
@@ -2969,3 +2970,48 @@ def test_a_primitive_of_constants_whose_rule_gives_a_differentiable_kind():
     check_grads(_dict_of_constants_from_a_zip, (np.array([0.3, -0.6]),), order=2)
     check_grads(_dict_of_constants_from_a_zip, (np.array([0.3, -0.6]),), order=2,
                 modes="forward")
+
+
+# -- builtins and itertools, as people write them --------------------------------------
+
+
+def _extremum_of_an_empty_list_gives_its_default(x):
+    total = min([], default=x) * max([x, 2.0 * x], default=0.0)
+    for n in range(3):
+        total = total + max([x * i for i in range(n)], default=x * x)
+    return total
+
+
+def _extremum_of_a_dicts_keys(x):
+    d = {"a": x * x, "b": 2.0 * x}
+    return d[min(d, key=d.get)] * x + d[max(d)] + sum(len(k) for k in sorted(d))
+
+
+def _builtins_through_values(x):
+    convert = float
+    return sum(map(float, [x, 2.0 * x])) * convert(x) + sum(map(abs, [x, -x]))
+
+
+def _itertools_and_fsum(x):
+    xs = [x, x * x, 3.0 * x]
+    chained = sum(itertools.chain(xs, (2.0 * x,))) + sum(itertools.chain.from_iterable([xs]))
+    sliced = sum(itertools.islice(xs, 2)) + sum(itertools.islice(xs, 1, None))
+    pairs = sum(b - a * b for a, b in itertools.pairwise(xs))
+    products = sum(a * b for a, b in itertools.product(xs[:2], repeat=2))
+    strict = sum(a * b for a, b in zip(xs, xs, strict=True))
+    quotient, remainder = divmod(7.0 * x, 2.0)
+    return chained * sliced + pairs + products + strict + math.fsum(xs) + remainder * quotient
+
+
+@pytest.mark.parametrize("fn", [_extremum_of_an_empty_list_gives_its_default,
+                                _extremum_of_a_dicts_keys, _builtins_through_values,
+                                _itertools_and_fsum])
+def test_builtins_and_itertools(fn):
+    """Found by programs written the way people write them. `min([], default=x)` gave
+    the default no derivative (a wrong gradient, silent). `min(d, key=d.get)` took the
+    dict's values for what iterating it gives, its keys (a crash in forward mode).
+    `map(float, xs)` called `float(x=...)` (a crash: a rule's parameter the builtin takes
+    by position only). `itertools.chain`, `islice`, `pairwise`, `product`, `math.fsum`,
+    `divmod` and `zip(..., strict=True)` were refused. Orders 1 and 2, both modes."""
+    check_grads(fn, (0.7,), order=2)
+    check_grads(fn, (0.7,), order=2, modes="forward")

@@ -5,6 +5,7 @@ so a missing or wrong fact is a wrong gradient: these tests call every primitive
 with a spec on sample arguments and compare.
 """
 
+import inspect
 import warnings
 
 import numpy as np
@@ -181,6 +182,29 @@ def test_every_primitive_with_a_reverse_rule_has_a_tangent_rule(spec):
     assert tangent_rules.rule_of(spec) is not None, (
         f"{registry.describe(spec.primitive)}: write its tangent rule, t[z] = ..., in "
         f"{spec.template.__module__}.{spec.template.__name__}")
+
+
+def _positional_only_with_defaults(spec):
+    """The template's parameters with a default that the primitive takes positionally
+    only but the template would pass by keyword; None when the primitive's signature is
+    not known."""
+    try:
+        primitive = list(inspect.signature(spec.primitive).parameters.values())
+    except (TypeError, ValueError):
+        return None
+    template = list(inspect.signature(spec.template).parameters.values())[1:]
+    return [q.name for p, q in zip(primitive, template)
+            if p.kind is p.POSITIONAL_ONLY and q.kind is not q.POSITIONAL_ONLY
+            and q.default is not q.empty]
+
+
+@pytest.mark.parametrize("spec", with_templates(), ids=lambda s: registry.describe(s.primitive))
+def test_a_template_passes_positional_only_parameters_by_position(spec):
+    """A call through a value (`map(float, xs)`, `f = dict.get`) runs the primitive
+    with the parameters its template has defaults for passed by keyword: `float(x=...)`
+    raised a TypeError. A parameter the primitive takes by position only is so in the
+    template too (`def to_float(z, x=0.0, /)`)."""
+    assert not _positional_only_with_defaults(spec)
 
 
 def test_a_linear_primitives_tangent_is_itself():

@@ -56,6 +56,7 @@ from pullback.runtime.iteration import (
     rezip,
     spread,
     unextremum,
+    unextremum_default,
     unitems,
     unreverse,
     unsort,
@@ -578,6 +579,11 @@ def unfield_(z, g, x, name):
 @adjoint(records.refield, linear=True)
 def refield_(z, h, x, name):
     d[h] = unfield(d[z], x, name)
+
+
+@adjoint(iteration.unextremum_default, linear=True)
+def unextremum_default_(z, g, values):
+    d[g] = unextremum_default(d[z], values)
 
 
 @adjoint(iteration.unsort, linear=True)

@@ -1,11 +1,12 @@
 """Python versions of the functional builtins (`registry.implemented_by`): `map`,
-`filter`, `functools.reduce` and `partial`, `itertools.accumulate` and `starmap`.
+`filter`, `divmod`, `functools.reduce` and `partial`, and `itertools`' `accumulate`,
+`starmap`, `chain`, `islice`, `pairwise` and `product`.
 
 Each is written with a loop or a comprehension, which pullback differentiates like
 the user's code, so the functions passed to them (closures included) get their
-derivatives of every order. `map`, `filter`, `accumulate` and `starmap` give a list
-where Python gives an iterator (`lazy`): consumed by `list`, `sum`, `tuple` or a
-`for`, the same values; a call whose iterator may be taken twice is refused.
+derivatives of every order. Those that give an iterator in Python (`lazy`) give a
+list here: consumed by `list`, `sum`, `tuple` or a `for`, the same values; a call
+whose iterator may be taken twice is refused.
 """
 
 import functools
@@ -61,6 +62,46 @@ def accumulate_(iterable, func=None, *, initial=None):
 def starmap_(fn, iterable):
     """`itertools.starmap(fn, iterable)`, as a list."""
     return [fn(*items) for items in iterable]
+
+
+@implemented_by(itertools.chain, lazy=True)
+def chain_(*iterables):
+    """`itertools.chain(*iterables)`, as a list."""
+    return [item for iterable in iterables for item in iterable]
+
+
+@implemented_by(itertools.chain.from_iterable, lazy=True)
+def chain_from_iterable_(iterables):
+    """`itertools.chain.from_iterable(iterables)`, as a list."""
+    return [item for iterable in iterables for item in iterable]
+
+
+@implemented_by(itertools.islice, lazy=True)
+def islice_(iterable, *bounds):
+    """`itertools.islice(iterable, stop)` or `(iterable, start, stop[, step])`, as a list."""
+    return list(iterable)[slice(*bounds)]
+
+
+@implemented_by(itertools.pairwise, lazy=True)
+def pairwise_(iterable):
+    """`itertools.pairwise(iterable)`, as a list."""
+    items = list(iterable)
+    return list(zip(items, items[1:]))
+
+
+@implemented_by(itertools.product, lazy=True)
+def product_(*iterables, repeat=1):
+    """`itertools.product(*iterables, repeat=repeat)`, as a list."""
+    result = [()]
+    for pool in [list(iterable) for iterable in iterables] * repeat:
+        result = [items + (item,) for items in result for item in pool]
+    return result
+
+
+@implemented_by(divmod)
+def divmod_(a, b):
+    """`divmod(a, b)`: Python's `(a // b, a % b)`, for floats too."""
+    return a // b, a % b
 
 
 @implemented_by(functools.partial)

@@ -8,6 +8,8 @@ transposes of those maps (`zipped` for `zip`, `rereverse` for `reversed`, ...),
 given the primal where they need the number of items.
 """
 
+import math
+
 from pullback.compiler.analysis.kinds import (
     ANY,
     CONST,
@@ -15,6 +17,7 @@ from pullback.compiler.analysis.kinds import (
     Container,
     Items,
     element,
+    iterated,
     join,
     promote,
     sequence,
@@ -30,6 +33,7 @@ from pullback.runtime.iteration import (
     resort,
     spread,
     unextremum,
+    unextremum_default,
     unitems,
     unreverse,
     unsort,
@@ -40,37 +44,37 @@ from pullback.runtime.iteration import (
 from pullback.runtime.structures import reget, remapping, unget, unget_default, unmapping
 
 
-def _extremum_kind(*values, **options):
+def _extremum_kind(*values, key=None, default=None):
     if len(values) == 1:
-        return element(values[0])
+        return iterated(values[0]) if default is None else join(iterated(values[0]), default)
     result = None
     for kind in values:
         result = join(result, kind)
     return result
 
 
-@adjoint(zip, result=lambda *iterables: Items(sequence(tuple, map(element, iterables))))
-def zip_(z, *iterables):
+@adjoint(zip, result=lambda *iterables: Items(sequence(tuple, map(iterated, iterables))))
+def zip_(z, *iterables, strict=False):
     d[iterables] = unzip(d[z], iterables)
     t[z] = zipped(t[iterables], iterables)
 
 
 @adjoint(enumerate, result=lambda iterable, start=None: Items(
-    sequence(tuple, [CONST_SCALAR, element(iterable)])))
+    sequence(tuple, [CONST_SCALAR, iterated(iterable)])))
 def enumerate_(z, iterable, start=0):
     d[iterable] = unzip(d[z], (None, iterable))[1]
     t[z] = zipped((ZERO, t[iterable]), (None, iterable))
 
 
-@adjoint(reversed, result=lambda sequence_: Items(element(sequence_)))
+@adjoint(reversed, result=lambda sequence_: Items(iterated(sequence_)))
 def reversed_(z, sequence_):
     d[sequence_] = unreverse(d[z], sequence_)
     t[z] = rereverse(t[sequence_], sequence_, sequence_)
 
 
-@adjoint(list, result=lambda iterable=CONST: Items(element(iterable), list), items=True)
-@adjoint(tuple, result=lambda iterable=CONST: Items(element(iterable), tuple), items=True)
-def to_sequence(z, iterable=()):
+@adjoint(list, result=lambda iterable=CONST: Items(iterated(iterable), list), items=True)
+@adjoint(tuple, result=lambda iterable=CONST: Items(iterated(iterable), tuple), items=True)
+def to_sequence(z, iterable=(), /):
     d[iterable] = like_items(d[z], iterable)
     t[z] = item_cotangents(t[iterable], z, iterable)
 
@@ -94,7 +98,7 @@ def dict_get(z, mapping, key, default=None, /):
     t[z] = reget(t[mapping], mapping, key) + unget_default(t[default], mapping, key)
 
 
-@adjoint(sum, result=lambda iterable, start=CONST_SCALAR: promote([element(iterable), start]),
+@adjoint(sum, result=lambda iterable, start=CONST_SCALAR: promote([iterated(iterable), start]),
          iterates=True)
 def sum_(z, iterable, start=0):
     d[iterable] = spread(d[z], iterable)
@@ -102,13 +106,20 @@ def sum_(z, iterable, start=0):
     t[z] = unspread(t[iterable], z, iterable) + t[start]
 
 
+@adjoint(math.fsum, result="scalar", iterates=True)
+def fsum(z, seq, /):
+    d[seq] = spread(d[z], seq)
+    t[z] = unspread(t[seq], z, seq)
+
+
 @adjoint(max, min, result=_extremum_kind, iterates=True)
 def extremum(z, *values, key=None, default=None):
     d[values] = unextremum(d[z], values, z)
-    t[z] = reextremum(t[values], values, z)
+    d[default] = unextremum_default(d[z], values)
+    t[z] = reextremum(t[values], values, z) + unextremum_default(t[default], values)
 
 
-@adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(element(iterable), list),
+@adjoint(sorted, result=lambda iterable, key=None, reverse=None: Items(iterated(iterable), list),
          iterates=True)
 def sorted_(z, iterable, key=None, reverse=False):
     d[iterable] = unsort(d[z], iterable, z)

@@ -127,6 +127,6 @@ def absolute(z, x):
 
 
 @adjoint(float, result="scalar")
-def to_float(z, x=0.0):
+def to_float(z, x=0.0, /):
     d[x] = unreduce(d[z], x)
     t[z] = np.sum(t[x])

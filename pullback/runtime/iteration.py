@@ -121,9 +121,17 @@ def unextremum(g, values, extremum):
     if g is ZERO:
         return ZERO
     items = values[0] if len(values) == 1 else values
+    if not len(items):
+        return ZERO  # `max([], default=d)`: see `unextremum_default`
     cts = [ZERO] * len(items)
     cts[_first_equal(items, extremum)] = g
     return (like_items(cts, items),) if len(values) == 1 else tuple(cts)
+
+
+def unextremum_default(g, values):
+    """The cotangent of the `default` of `max(iterable, default=d)` (or `min`) from that
+    of its result: `g` where the iterable was empty, else `ZERO`. Its own transpose."""
+    return g if len(values) == 1 and not len(values[0]) else ZERO
 
 
 def reextremum(h, values, extremum):
@@ -132,7 +140,7 @@ def reextremum(h, values, extremum):
         return ZERO
     items = values[0] if len(values) == 1 else values
     ct = h[0] if len(values) == 1 else h
-    return ZERO if ct is ZERO else ct[_first_equal(items, extremum)]
+    return ZERO if ct is ZERO or not len(items) else ct[_first_equal(items, extremum)]
 
 
 def unsort(g, items, result):

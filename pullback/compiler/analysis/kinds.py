@@ -372,6 +372,14 @@ def field(kind, name):
     return ANY if kind.active else CONST
 
 
+def iterated(kind):
+    """The kind of the items that iterating over a value of kind `kind` gives: a dict's
+    keys, constants; else its items (`element`)."""
+    if isinstance(kind, Container) and kind.type is dict:
+        return CONST
+    return element(kind)
+
+
 def element(kind):
     """The kind of an item of a value of kind `kind` when the key is not known."""
     if isinstance(kind, Container):
