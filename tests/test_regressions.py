@@ -3015,3 +3015,83 @@ def test_builtins_and_itertools(fn):
     `divmod` and `zip(..., strict=True)` were refused. Orders 1 and 2, both modes."""
     check_grads(fn, (0.7,), order=2)
     check_grads(fn, (0.7,), order=2, modes="forward")
+
+
+# -- methods of classes: static, class, and attributes a class computes --------------------
+
+
+class _Scaled:
+    def __init__(self, w):
+        self.w = w
+
+    def __call__(self, x):
+        return np.tanh(self.w * x)
+
+    @staticmethod
+    def shifted(x):
+        return x + 1.0
+
+    @classmethod
+    def made(cls, w):
+        return cls(w * 2.0)
+
+    @property
+    def doubled(self):
+        return self.w * 2.0
+
+
+def _static_and_class_methods(x):
+    m = _Scaled(x * 0.5)
+    made = _Scaled.made(x)
+    again = m.made(x * x)
+    return m(x) + m.shifted(x * x) + _Scaled.shifted(x) + made.w * again(x)
+
+
+def _property_of_an_object_made_here(x):
+    return _Scaled(x * 0.5).doubled * x
+
+
+def _property_of_an_argument(m, x):
+    return m.doubled * x
+
+
+def test_static_and_class_methods():
+    """`m.shifted(x)` of a staticmethod called on an instance passed `m` too, and a
+    classmethod (`_Scaled.made(x)`, `m.made(x)`) looked itself up on `type`: crashes
+    (`dispatch.takes_no_object`, `passes_class`). Orders 1 and 2, both modes."""
+    check_grads(_static_and_class_methods, (0.7,), order=2)
+    check_grads(_static_and_class_methods, (0.7,), order=2, modes="forward")
+
+
+@pytest.mark.parametrize("fn, args", [(_property_of_an_object_made_here, (0.7,)),
+                                      (_property_of_an_argument, (_Scaled(0.5), 0.7))])
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_property_is_refused(fn, args, mode):
+    """A property's value was read as a field, and its derivative silently zero (0.0
+    where finite differences say -0.017): the cotangent went to no field. Refused,
+    when the transformer knows the class or when the derivative runs, at the read."""
+    with pytest.raises(TransformError, match=r"_Scaled\.doubled is computed when it is read "
+                                             r"\(a property\)") as error:
+        if mode == "reverse":
+            pullback.grad(fn)(*args)
+        else:
+            pullback.jvp(fn, args, tuple(_Scaled(1.0) if isinstance(a, _Scaled) else 1.0
+                                         for a in args))
+    assert error.value.filename == __file__
+
+
+def _lists_joined_by_sum(x):
+    ys = sum([[x], [x * x, 2.0]], [])
+    return ys[0] * ys[1] + ys[2]
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+def test_a_sum_joining_lists_is_refused(mode):
+    """`sum(rows, [])` joins lists; its derivative took the joined list for a number (a
+    crash in generated code). Refused when the derivative runs, at the user's line."""
+    with pytest.raises(TransformError, match="sum of lists or tuples") as error:
+        if mode == "reverse":
+            pullback.grad(_lists_joined_by_sum)(0.7)
+        else:
+            pullback.jvp(_lists_joined_by_sum, (0.7,), (1.0,))
+    assert error.value.filename == __file__

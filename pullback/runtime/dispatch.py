@@ -8,6 +8,8 @@ non-differentiable helpers, so that differentiating generated code (grad of
 grad) goes through them like through any other Python function.
 """
 
+import inspect
+
 from ..compiler import transform
 from ..errors import TransformError
 from ..rules import registry
@@ -58,13 +60,14 @@ def forward_method(obj, name, *args, **kwargs):
     `obj` may also be a module read from a variable, whose functions are not methods,
     or a library's object whose method has a Python version (`registry.implemented_by`).
     """
-    if introspection.is_module(obj):
+    if takes_no_object(obj, name):
         return forward(module_attribute(obj, name), *args, **kwargs)
     version = registry.method_implementation(obj, name)
     if version is not None:
         return forward(version, *args, **kwargs)
     fn = registry.object_method(obj, name) or method_function(obj, name)
-    value, pullback = forward(fn, obj, *args, **kwargs)
+    receiver = type(obj) if passes_class(obj, name) else obj
+    value, pullback = forward(fn, receiver, *args, **kwargs)
     return value, method_pullback(pullback)
 
 
@@ -175,13 +178,35 @@ def method_name(method):
 
 
 def module_attribute(module, name):
-    """`module.name`."""
+    """`module.name` (or a staticmethod `obj.name`)."""
     return getattr(module, name)
 
 
 def method_function(obj, name):
-    """The function behind `obj.name`, taking `obj` as its first argument."""
+    """The function behind `obj.name`, taking `obj` as its first argument (its class, for
+    a classmethod: `passes_class`)."""
+    found = _class_attribute(obj, name)
+    if isinstance(found, classmethod):
+        return found.__func__
     return getattr(type(obj), name)
+
+
+def passes_class(obj, name):
+    """Whether `obj.name(...)` passes its function `obj`'s class, not `obj`: a classmethod
+    called on an instance."""
+    return isinstance(_class_attribute(obj, name), classmethod) and not isinstance(obj, type)
+
+
+def takes_no_object(obj, name):
+    """Whether `obj.name(...)` passes no object to the function: a module's function, or
+    a staticmethod of `obj`'s class (of `obj`, a class)."""
+    return introspection.is_module(obj) or isinstance(_class_attribute(obj, name),
+                                                      staticmethod)
+
+
+def _class_attribute(obj, name):
+    """`name` as the class of `obj` (or `obj`, a class) defines it, unbound."""
+    return inspect.getattr_static(obj if isinstance(obj, type) else type(obj), name, None)
 
 
 # -- forward mode ----------------------------------------------------------------------
@@ -221,12 +246,14 @@ def jvp_call(fn, dots, *args, **kwargs):
 
 def jvp_method(obj, name, dots, *args, **kwargs):
     """`jvp_call` for `obj.name(*args, **kwargs)`: `dots` starts with `obj`'s tangent."""
-    if introspection.is_module(obj):
+    if takes_no_object(obj, name):
         return jvp_call(module_attribute(obj, name), (ZERO, *dots[1:]), *args, **kwargs)
     version = registry.method_implementation(obj, name)
     if version is not None:
         return jvp_call(version, (ZERO, *dots[1:]), *args, **kwargs)
     fn = registry.object_method(obj, name) or method_function(obj, name)
+    if passes_class(obj, name):
+        return jvp_call(fn, (ZERO, ZERO, *dots[1:]), type(obj), *args, **kwargs)
     return jvp_call(fn, (ZERO, *dots), obj, *args, **kwargs)
 
 

@@ -10,6 +10,7 @@ its derivative rule uses (`pullback/rules/pullback_helpers.py`).
 
 import numpy as np
 
+from ..errors import TransformError
 from .cotangents import ZERO, materialize, rebroadcast, unbroadcast
 
 
@@ -96,6 +97,7 @@ def spread(g, items):
     summed back to the item's shape."""
     if g is ZERO:
         return ZERO
+    _check_not_joined(g)
     if isinstance(items, np.ndarray):
         return np.broadcast_to(g, np.shape(items))
     if type(g) is float and type(items) in (list, tuple):  # then the items are numbers
@@ -103,10 +105,20 @@ def spread(g, items):
     return like_items([unbroadcast(g, item) for item in items], items)
 
 
+def _check_not_joined(total):
+    """Refuse `sum` joining lists or tuples (`sum(rows, [])`): its derivative is a sum's."""
+    if isinstance(total, (list, tuple)):
+        raise TransformError("sum of lists or tuples (which joins them, from a start of [] or "
+                             "()) is not supported: join them with itertools.chain or a "
+                             "comprehension, [x for xs in rows for x in xs]",
+                             construct="sum of sequences")
+
+
 def unspread(h, g, items):
     """The transpose of `spread`: the sum of the items of `h`, each broadcast like `g`."""
     if h is ZERO:
         return ZERO
+    _check_not_joined(g)
     if isinstance(items, np.ndarray):
         return np.sum(h, axis=0)
     total = ZERO

@@ -11,6 +11,7 @@ a derivative rule, whose maps are here with their transposes.
 import ast
 import copy
 import dataclasses
+import functools
 import inspect
 import textwrap
 import types
@@ -18,6 +19,7 @@ import weakref
 
 import numpy as np
 
+from ..errors import TransformError
 from ..rules import registry
 from . import cotangents, introspection
 
@@ -154,11 +156,35 @@ def field(x, name):
     return getattr(x, name)
 
 
+def computed(cls, name):
+    """The descriptor by which class `cls` computes attribute `name` when it is read (a
+    `property`, a `functools.cached_property`), or None: a field (a named tuple's too),
+    a method, a class variable."""
+    found = inspect.getattr_static(cls, name, None)
+    return found if isinstance(found, (property, functools.cached_property)) else None
+
+
+def computed_refusal(cls, name):
+    """`(message, construct)` refusing a read of attribute `name` that `cls` computes."""
+    kind = type(computed(cls, name)).__name__
+    return (f"{cls.__name__}.{name} is computed when it is read (a {kind}), which pullback "
+            f"does not differentiate: make it a method and call it ({name}())", f"{kind} read")
+
+
+def _check_stored(x, name):
+    """Refuse the derivative of `x.name` where `x`'s class computes `name`: its cotangent
+    would go to no field, its tangent come from none (a derivative silently zero)."""
+    if not isinstance(x, np.ndarray) and computed(type(x), name) is not None:
+        message, construct = computed_refusal(type(x), name)
+        raise TransformError(message, construct=construct)
+
+
 def unfield(g, x, name):
     """The cotangent of record `x` from the cotangent `g` of `x.name` (`x` may also
     turn out to be an array, whose `.T` is its transpose)."""
     if g is cotangents.ZERO:
         return cotangents.ZERO
+    _check_stored(x, name)
     if isinstance(x, np.ndarray):
         return _array_attribute(g, name)
     if is_named_tuple(x):
@@ -172,6 +198,7 @@ def refield(h, x, name):
     """The transpose of `unfield`: the part of cotangent `h` of `x` for field `name`."""
     if h is cotangents.ZERO:
         return cotangents.ZERO
+    _check_stored(x, name)
     if isinstance(x, np.ndarray):
         return _array_attribute(h, name)
     if is_named_tuple(x):

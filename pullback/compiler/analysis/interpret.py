@@ -384,10 +384,20 @@ class Interpreter:
                 raise self.error(f"NumPy arrays have no attribute .{value.attr}",
                                  f"attribute .{value.attr}")
             return self.primitive(target, getattr(np.ndarray, value.attr), [value.value], [])
+        self.check_not_computed(receiver, value)
         step = self.primitive(target, records.field,
                               [value.value, nodes.constant(value.attr)], [])
         self.kinds[target] = kinds.field(receiver, value.attr)
         return step
+
+    def check_not_computed(self, receiver, value):
+        """Refuse `obj.attr` on a differentiable object whose class computes `attr` (see
+        `records.computed`), when the kinds tell the class; else it is refused when the
+        derivative runs (`records.unfield`)."""
+        cls = receiver.type if isinstance(receiver, kinds.Container) else None
+        if isinstance(cls, type) and records.computed(cls, value.attr) is not None:
+            message, construct = records.computed_refusal(cls, value.attr)
+            raise self.error(message, construct)
 
     def subscript(self, target, value):
         container = self.kind_of(value.value)
