@@ -3095,3 +3095,40 @@ def test_a_sum_joining_lists_is_refused(mode):
         else:
             pullback.jvp(_lists_joined_by_sum, (0.7,), (1.0,))
     assert error.value.filename == __file__
+
+
+class _Base:
+    def __init__(self, w):
+        self.w = w
+
+    def f(self, x):
+        return x * self.w
+
+
+class _Derived(_Base):
+    def f(self, x):
+        return super().f(x) + x * x * self.w
+
+
+class _Deeper(_Derived):
+    def f(self, x):
+        return np.tanh(super().f(x)) * self.w
+
+
+def _methods_through_super(x):
+    return _Deeper(x * 0.5).f(x) + _Derived(2.0).f(x)
+
+
+def _methods_through_super_of_an_argument(m, x):
+    return m.f(x) * x
+
+
+@pytest.mark.parametrize("fn, args", [(_methods_through_super, (0.7,)),
+                                      (_methods_through_super_of_an_argument,
+                                       (_Deeper(0.4), 0.7))])
+def test_methods_called_through_super(fn, args):
+    """`super().f(x)` crashed (the proxy's class has no `f`), and a proxy would hold its
+    object's fields out of the derivative's sight: the call is the method's function
+    called on the object (`frontend.super_calls`). Orders 1 and 2, both modes."""
+    check_grads(fn, args, order=2)
+    check_grads(fn, args, order=2, modes="forward")

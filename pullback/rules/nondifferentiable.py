@@ -89,7 +89,7 @@ nondifferentiable(
     dispatch.python_version, registry.implementation_of, registry.method_implementation,
     registry.object_method,
     dispatch.method_name, dispatch.method_function, dispatch.passes_class,
-    dispatch.takes_no_object,
+    dispatch.takes_no_object, dispatch.super_method,
     dispatch.module_attribute, introspection.is_module, records.is_record, records.is_named_tuple,
     custom.vjp_of, custom.jvp_of, custom.is_custom, custom.check_cotangents, debugging.check_nan,
     api.check_gradient_call, api.held_constant, api.check_arguments, api.argnums_tuple, api.seed,

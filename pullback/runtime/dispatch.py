@@ -9,6 +9,7 @@ grad) goes through them like through any other Python function.
 """
 
 import inspect
+import types
 
 from ..compiler import transform
 from ..errors import TransformError
@@ -202,6 +203,17 @@ def takes_no_object(obj, name):
     a staticmethod of `obj`'s class (of `obj`, a class)."""
     return introspection.is_module(obj) or isinstance(_class_attribute(obj, name),
                                                       staticmethod)
+
+
+def super_method(cls, obj, name):
+    """The function `super(cls, obj).name` calls with `obj` (`compiler.frontend.super_calls`):
+    the method of the first class after `cls` in `obj`'s order that has one."""
+    found = getattr(super(cls, obj), name)
+    if not (isinstance(found, types.MethodType) and found.__self__ is obj):
+        raise TransformError(f"super().{name} is not a method of the object (a "
+                             f"{type(found).__name__}): pullback calls methods through "
+                             f"super(); call {name} on the class", construct="super()")
+    return found.__func__
 
 
 def _class_attribute(obj, name):

@@ -73,7 +73,15 @@ from ...errors import TransformError, unsupported
 from ...runtime import loops, mutation
 from ..syntax import annotations, nodes, scopes
 from ..syntax.naming import HelperCalls, Namer
-from . import flow, generators, late_binding, lazy_iterators, try_blocks, with_blocks
+from . import (
+    flow,
+    generators,
+    late_binding,
+    lazy_iterators,
+    super_calls,
+    try_blocks,
+    with_blocks,
+)
 
 _UNSUPPORTED_STATEMENTS = {
     "AsyncFor": "an async for loop",
@@ -114,6 +122,7 @@ def to_anf(tree, origin):
     namer = Namer.for_tree(tree)
     helpers = HelperCalls(namer)
     tree.body = with_blocks.lower_with_blocks(tree.body, helpers)
+    tree = super_calls.lower_super_calls(tree, helpers)
     tree = generators.lower_generator(tree, namer, origin)
     tree.body = try_blocks.lower_try_blocks(tree, helpers, origin)
     counts = scopes.assignments(tree)
