@@ -1,6 +1,6 @@
 """Calls of a method through `super()`, as calls of the method's function on the object.
 
-    return super().f(x) + 1.0        ->      return super_method(__class__, self, 'f')(self, x) + 1.0
+    return super().f(x) + 1.0   ->   return super_method(__class__, self, 'f')(self, x) + 1.0
 
 `super()` makes a proxy whose attributes are the methods of the classes after the
 method's own in the object's order. The derivative follows values, and a proxy holds
