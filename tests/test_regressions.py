@@ -3132,3 +3132,17 @@ def test_methods_called_through_super(fn, args):
     called on the object (`frontend.super_calls`). Orders 1 and 2, both modes."""
     check_grads(fn, args, order=2)
     check_grads(fn, args, order=2, modes="forward")
+
+
+def _dict_of_keyword_arguments(x):
+    d = {"a": x, "b": x * x}
+    e = dict(**d)
+    return e["a"] * e["b"]
+
+
+def test_dict_of_unpacked_keyword_arguments_is_refused():
+    """`dict(**d)` crashed in generated code (the rule of `dict` takes no keywords);
+    refused, naming the display to write instead."""
+    with pytest.raises(TransformError, match=r"dict\(\*args, \*\*kwargs\)") as error:
+        pullback.grad(_dict_of_keyword_arguments)(0.7)
+    assert error.value.filename == __file__

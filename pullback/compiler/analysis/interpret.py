@@ -569,6 +569,9 @@ class Interpreter:
         if fn is getattr and not is_split(value) and not keywords:
             return self.getattr_call(target, args)
         active = any(self.kind_of(a).active for a in args + [v for _, v in keywords])
+        if fn is dict and is_split(value) and active:
+            raise self.error("dict(*args, **kwargs) of differentiable values is not supported: "
+                             "write the display, {**d, 'k': v}, or dict(d, k=v)", "dict(**...)")
         if fn is None or is_split(value):
             callee = value.func.value if self.callees.is_method(value.func) else value.func
             if active or self.kind_of(callee).active:
