@@ -3146,3 +3146,21 @@ def test_dict_of_unpacked_keyword_arguments_is_refused():
     with pytest.raises(TransformError, match=r"dict\(\*args, \*\*kwargs\)") as error:
         pullback.grad(_dict_of_keyword_arguments)(0.7)
     assert error.value.filename == __file__
+
+
+def _updates_an_item_of_its_keyword_arguments(x, **options):
+    options["w"] += x
+    return np.sum(options["w"] * x)
+
+
+def _passes_an_array_by_keyword(x):
+    w = np.ones(2)
+    f = _updates_an_item_of_its_keyword_arguments
+    return f(x, w=w) + np.sum(w)
+
+
+def test_an_update_of_what_keyword_arguments_hold_is_still_refused():
+    """`**options` is the callee's own dict, but `options["w"] += x` updates the
+    caller's array in place, which Python's caller sees: still refused."""
+    with pytest.raises(TransformError, match="updates its parameter options in place"):
+        pullback.grad(_passes_an_array_by_keyword)(0.7)
