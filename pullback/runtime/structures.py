@@ -493,6 +493,7 @@ def merged(ta, tb, a, b):
     `b`; the transpose of `unmerged_left` and `unmerged_right`."""
     if ta is ZERO and tb is ZERO:
         return ZERO
+    _check_dicts(a, b)
     return {k: (ZERO if tb is ZERO else tb[k]) if k in b else (ZERO if ta is ZERO else ta[k])
             for k in {**a, **b}}
 
