@@ -49,8 +49,30 @@ def in_a_fit(y0, k):
     return loss
 
 
+def layers(y, t, params):
+    for w, b in params:
+        y = np.tanh(np.dot(y, w) + b)
+    return y
+
+
+def of_layers_in_a_list(params):
+    """`args` holding a list of `(w, b)` tuples, as autograd's ODE net passes its layers."""
+    return np.sum(odeint(layers, np.array([1.0, 0.5]), T, args=(params,), **TIGHT))
+
+
+def scaled(y, t, p):
+    return -p["rate"] * y + p["forcing"]
+
+
+def of_a_dict(p):
+    return np.sum(odeint(scaled, np.array([1.0, 0.5]), T, args=(p,), **TIGHT) ** 2)
+
+
 @pytest.mark.parametrize("fn, args", [
     (of_state_and_rate, (np.array([1.0, 0.5]), 0.7)),
+    (of_layers_in_a_list, ([(0.3 * np.eye(2), np.ones(2)),
+                            (np.array([[0.5, 0.1], [-0.2, 0.4]]), np.array([0.1, -0.3]))],)),
+    (of_a_dict, ({"rate": 0.7, "forcing": np.array([0.2, -0.1])},)),
     (of_a_vector_parameter, (np.array([1.0, 0.0]), np.array([0.8, 1.1]))),
     (of_the_times, (np.array([0.0, 0.3, 0.7, 1.2]), 0.7)),
     (of_a_scalar_state, (0.8, 0.7)),

@@ -59,7 +59,7 @@ nondifferentiable(dict.keys, result=Items(CONST))
 
 nondifferentiable(
     # Python
-    isinstance, type, print, str, repr,
+    isinstance, type, print, str, repr, hasattr, callable,
     operator.not_, operator.invert, operator.floordiv, operator.and_, operator.xor,
     operator.lshift, operator.rshift,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,

@@ -2,7 +2,8 @@
 method.
 
 `odeint(func, y0, t, args=(...))` is differentiable in `y0`, `t` and `args` (floats and
-arrays), as autograd's is; `solve_ivp(fun, t_span, y0, t_eval=..., args=(...))` in
+arrays, and tuples, lists and dicts of them), as autograd's is;
+`solve_ivp(fun, t_span, y0, t_eval=..., args=(...))` in
 `y0`, `args`, `t_eval` and `t_span`, its result's `y` carrying the derivative (the
 times the solver chooses without `t_eval` are constants, but the last). Their derivative integrates
 the adjoint system backwards from each output time to the one before (Pontryagin's
@@ -189,8 +190,8 @@ def adjoint(func, ys, t, g, args, segment):
     the solution's rows `ys` at `t`; `segment(dynamics, start, t0, t1, flat_args)`
     integrates the adjoint system from `t0` to `t1`."""
     size = np.shape(ys)[1]
-    shapes = [np.shape(v) for v in args]
-    dynamics = adjoint_dynamics(func, size, shapes)
+    layout = _layout(args)
+    dynamics = adjoint_dynamics(func, size, layout)
     a = g[-1]
     a_t0 = 0.0
     a_args = np.zeros(np.size(flat(args)))
@@ -204,37 +205,86 @@ def adjoint(func, ys, t, g, args, segment):
         a_t0 = state[2 * size]
         a_args = state[2 * size + 1:]
     dts.append(a_t0)
-    return a, np.stack(dts[::-1]), unflat(a_args, shapes)
+    return a, np.stack(dts[::-1]), unflat(a_args, layout)
 
 
-def adjoint_dynamics(func, size, shapes):
+def adjoint_dynamics(func, size, layout):
     """The adjoint system of `dy/ds = func(y, s, *args)`: the state, its cotangent, and
-    the cotangents of the time and of `args` (of `shapes`, flattened)."""
+    the cotangents of the time and of `args` (of `layout`, flattened as `flat` does)."""
 
     def dynamics(state, s, flat_args):
         y, a = state[:size], state[size:2 * size]
-        values = unflat(flat_args, shapes)
+        values = unflat(flat_args, layout)
         dy, back = dispatch.forward(func, y, s, *values)
         _, dy_ct, ds_ct, *value_cts = back(-a)
+        value_cts = cotangents.materialize(tuple(value_cts), values)
         return np.concatenate([
             dy, cotangents.materialize(dy_ct, y),
             np.reshape(cotangents.materialize(ds_ct, s), (1,)),
-            flat([cotangents.materialize(ct, v) for ct, v in zip(value_cts, values)])])
+            flat(tuple(np.zeros(np.shape(v)) if ct is ZERO else ct
+                       for ct, v in zip(_leaves(value_cts), _leaves(values))))])
 
     return dynamics
 
 
 def flat(values):
-    """The floats and arrays `values`, as one vector."""
-    return np.concatenate([np.ravel(v) for v in values] + [np.zeros(0)])
+    """The floats and arrays in `values` (in its tuples, lists and dicts, at any depth),
+    as one vector."""
+    return np.concatenate([np.ravel(v) for v in _leaves(values)] + [np.zeros(0)])
 
 
-def unflat(vector, shapes):
-    """`vector` cut into values of `shapes` (`flat`'s inverse; `()` is a float)."""
-    out, start = [], 0
-    for shape in shapes:
-        size = int(np.prod(shape))
-        part = vector[start:start + size]
-        out.append(np.reshape(part, shape) if shape else part[0])
-        start += size
-    return tuple(out)
+@dataclasses.dataclass(frozen=True)
+class _Shape:
+    """The shape of a float's or an array's place in `args` (see `_layout`)."""
+
+    shape: tuple
+
+
+def _layout(values):
+    """`values` with `_Shape`s in place of its floats and arrays: their structure, holding
+    nothing to differentiate (the adjoint system's closure is a constant)."""
+    if isinstance(values, (tuple, list, dict)):
+        return _rebuilt_with(values, [_layout(item) for item in _items(values)])
+    return _Shape(np.shape(values))
+
+
+nondifferentiable(_layout)
+
+
+def _items(value):
+    return list(value.values()) if isinstance(value, dict) else list(value)
+
+
+def _rebuilt_with(like, items):
+    """A container of `like`'s type (and keys) holding `items`."""
+    if isinstance(like, dict):
+        return dict(zip(like.keys(), items))
+    if hasattr(like, "_fields"):  # a named tuple
+        return type(like)(*items)
+    return items if isinstance(like, list) else tuple(items)
+
+
+def _leaves(value):
+    if isinstance(value, (tuple, list, dict)):
+        return [leaf for item in _items(value) for leaf in _leaves(item)]
+    return [value]
+
+
+def unflat(vector, like):
+    """`vector` cut into values of the shapes and structure of `like` (`flat`'s inverse; a
+    number is a float)."""
+    return _rebuilt(vector, like, 0)[0]
+
+
+def _rebuilt(vector, like, start):
+    """The value shaped like `like` read from `vector` at `start`, and where it ends."""
+    if isinstance(like, (tuple, list, dict)):
+        items = []
+        for item in _items(like):
+            value, start = _rebuilt(vector, item, start)
+            items.append(value)
+        return _rebuilt_with(like, items), start
+    shape = like.shape
+    size = int(np.prod(shape))
+    part = vector[start:start + size]
+    return (np.reshape(part, shape) if shape else part[0]), start + size

@@ -181,7 +181,7 @@ def sort_order(items, result):
     for value in result:
         i = next((i for i in unused if items[i] is value), None)
         if i is None:
-            i = next(i for i in unused if np.ndim(items[i]) == 0 and items[i] == value)
+            i = next(i for i in unused if _same_item(items[i], value))
         unused.remove(i)
         order.append(i)
     return order
@@ -194,9 +194,20 @@ def _without_cotangent(items):
 
 def _first_equal(items, extremum):
     for i, item in enumerate(items):
-        if item is extremum or np.ndim(item) == 0 and item == extremum:
+        if item is extremum or _same_item(item, extremum):
             return i
     raise ValueError("the extremum is not among the items")
+
+
+def _same_item(item, value):
+    """Whether `value`, an item a call returned, is `item` of the items read again: a
+    number equal to it, or a view of the same memory (iterating an array again makes
+    new views of its rows)."""
+    if np.ndim(item) == 0:
+        return item == value
+    return type(item) is np.ndarray and type(value) is np.ndarray and (
+        item.__array_interface__["data"][0] == value.__array_interface__["data"][0]
+        and item.shape == value.shape and item.strides == value.strides)
 
 
 def _length(items, taken):

@@ -36,7 +36,7 @@ def is_record(x):
     if dataclasses.is_dataclass(x):
         return not isinstance(x, type)
     return hasattr(x, "__dict__") and bool(type(x).__flags__ & _HEAP_TYPE) and not isinstance(
-        x, _NOT_RECORDS)
+        x, _NOT_RECORDS) and not inspect.isroutine(x)  # a Cython function has a __dict__
 
 
 _PLAIN = {float, int, bool, str, tuple, list, dict, np.ndarray, type(None)}

@@ -36,7 +36,7 @@ from ...errors import TransformError
 from ...rules import registry
 from ...runtime import calls, custom, introspection, loops, mutation, records, structures
 from ..frontend import flow, parse
-from ..syntax import nodes, operators
+from ..syntax import nodes, operators, scopes
 from . import aliases, callees, invariance, kinds, updates
 
 _SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
@@ -227,7 +227,8 @@ class Interpreter:
             self.at(statements, position)
             known = self.test(stmt) if isinstance(stmt, nodes.If) else None
             if known is not None:
-                self.block(stmt.body if known else stmt.orelse)
+                self.block(scopes.unassigned(self.tree, stmt, known) + (
+                    stmt.body if known else stmt.orelse))
             elif isinstance(stmt, nodes.If):
                 before = self.save()
                 self.block(stmt.body)
@@ -957,6 +958,8 @@ class Interpreter:
             return kinds.promote([self.kind_of(e) for e in atom.elts] or [kinds.CONST])
         if isinstance(atom, nodes.Constant) and isinstance(atom.value, (int, float)):
             return kinds.CONST_SCALAR
+        if isinstance(atom, nodes.Constant) and atom.value is None:
+            return kinds.NONE
         return kinds.CONST
 
     def shape_of(self, atom):

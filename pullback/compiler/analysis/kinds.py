@@ -26,7 +26,7 @@ class Kind:
     an array known to be a vector of floats (or complex numbers), `rank` 1: its items
     are numbers, not views, and writing into it keeps it a vector of floats.
 
-    The eight below are the only ones; they compare (and hash, in cache keys) by
+    The nine below are the only ones; they compare (and hash, in cache keys) by
     identity.
     """
 
@@ -48,6 +48,10 @@ ANY = Kind("ANY", True, "unknown")
 CONST_ARRAY = Kind("CONST_ARRAY", False, "array")
 VECTOR = Kind("VECTOR", True, "array", 1)
 CONST_VECTOR = Kind("CONST_VECTOR", False, "array", 1)
+# `None`, which joins with a leaf kind to that kind: a variable set to `None` and then to
+# a number or an array (`best = None` before a loop, a name a loop assigns first) is that
+# value wherever its operations read it (on `None` they fail as the user's code does).
+NONE = Kind("NONE", False, "unknown")
 
 _LEAVES = {(k.active, k.shape): k for k in (CONST, CONST_SCALAR, CONST_ARRAY, SCALAR, ARRAY,
                                             ANY)}
@@ -205,7 +209,7 @@ def _of_array(array):
     return VECTOR if array.ndim == 1 else ARRAY
 
 
-_EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST_SCALAR, str: CONST, type(None): CONST}
+_EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST_SCALAR, str: CONST, type(None): NONE}
 
 
 def _container_of_value(value, depth):
@@ -305,6 +309,8 @@ def join(a, b):
         return a
     if a is None or b is None:
         return a or b
+    if (a is NONE or b is NONE) and isinstance(b if a is NONE else a, Kind):
+        return b if a is NONE else a  # not a container: a list built as `(x, rest)` would grow
     if isinstance(a, Container) and isinstance(b, Container) and (a.type, a.keys) == (
             b.type, b.keys):
         return Container(a.type, a.keys, tuple(map(join, a.items, b.items)))

@@ -28,6 +28,7 @@ from .. import ir, templates
 from ..analysis import interpret, kinds
 from ..forward_code import ForwardCode, Result, stops_early
 from ..syntax import nodes
+from ..syntax.scopes import unassigned
 from . import backward
 from .ops import Branch, Build, Call, Closure, Copy, Primitive, Unpack
 
@@ -126,7 +127,8 @@ class _Reverse(ForwardCode):
     def forward_if(self, stmt):
         known = self.facts.test(stmt)
         if known is not None:  # `isinstance` on a value whose type the kinds tell
-            return self.forward_block(stmt.body if known else stmt.orelse)
+            return self.forward_block(unassigned(self.tree, stmt, known) + (
+                stmt.body if known else stmt.orelse))
         before = self.facts.save()
         body, body_ops = self.forward_block(stmt.body)
         after_body = self.facts.restore(before)

@@ -76,6 +76,40 @@ def _implicit_globals(table):
     return names
 
 
+def kept_local(tree, dropped):
+    """The names the statements `dropped` (a branch the kinds decide is not taken)
+    assign that nothing else in FunctionDef `tree` assigns and a function nested in
+    `tree` reads. Dropped with the branch, they would become globals in the nested
+    function, which the derivative of its own code would then look up; assigned `None`
+    instead, they stay the function's own variables, as unassigned as Python leaves them
+    when the branch is not taken."""
+    dropped_stores = {n for stmt in dropped for n in nodes.stores(stmt)}
+    if not dropped_stores:
+        return []
+    counts = assignments(tree)
+    own = {name for name in dropped_stores
+           if 0 < counts[name] == sum(_count_of(stmt, name) for stmt in dropped)}
+    read = set().union(*(free_names(f) for f in nested_functions(tree))) if own else set()
+    return sorted(own & read)
+
+
+def unassigned(tree, stmt, known):
+    """For `if` statement `stmt` of `tree` whose test the kinds decide (`known`), the
+    statements assigning `None` to the names of its dropped branch that must stay local
+    (`kept_local`)."""
+    cache = stmt.__dict__.setdefault("kept_local", {})  # each stage asks, for either branch
+    if known not in cache:
+        cache[known] = kept_local(tree, stmt.orelse if known else stmt.body)
+    names = cache[known]
+    return [nodes.assign(name, nodes.constant(None), stmt.lineno) for name in names]
+
+
+def _count_of(stmt, name):
+    counts = collections.Counter()
+    _count_bindings(stmt, counts)
+    return counts[name]
+
+
 def assignments(tree):
     """How many times FunctionDef `tree` binds each name in its own scope."""
     counts = collections.Counter()

@@ -38,6 +38,7 @@ from ...runtime.cotangents import ZERO
 from ..analysis import interpret, kinds
 from ..forward_code import ForwardCode, Result, stops_early
 from ..syntax import nodes
+from ..syntax.scopes import unassigned
 from . import rules
 
 
@@ -140,7 +141,8 @@ class _Tangent(ForwardCode):
     def if_(self, stmt):
         known = self.facts.test(stmt)
         if known is not None:
-            return self.block(stmt.body if known else stmt.orelse)
+            return self.block(unassigned(self.tree, stmt, known) + (
+                stmt.body if known else stmt.orelse))
         before = self.facts.save()
         body = self.block(stmt.body)
         after_body = self.facts.restore(before)
