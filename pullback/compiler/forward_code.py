@@ -153,6 +153,17 @@ class ForwardCode:
         name = nodes.name(self.bindings.object(copying.__name__, copying))
         return nodes.replaced(stmt, value=nodes.replaced(stmt.value, func=name))
 
+    def call_of(self, stmt, step):
+        """The call a "static" or "dynamic" step makes: the statement's, or for an
+        operator on an object (`Interpreter.overloaded`), that of its method
+        (`step.source`) or of the helper `step.fn` with `step.args`."""
+        if isinstance(step.source, nodes.Call):
+            return step.source
+        if step.how == "dynamic" and step.fn is not None:
+            return nodes.call(nodes.name(self.bindings.object(step.fn.__name__, step.fn)),
+                              step.args)
+        return stmt.value
+
     def listed_iterators(self, stmt, step):
         """`(listings, stmt, step)`: primitive call `stmt` given an iterator of
         differentiable items (a zip, an enumerate: kind `Items` of no known type) as an

@@ -225,6 +225,8 @@ def unbroadcast(g, x):
         return g
     if g is ZERO or x is ZERO:
         return ZERO
+    if records.is_record(x):
+        raise records.operator_refusal(x)
     shape = np.shape(x)
     if np.shape(g) == shape:
         return g
@@ -295,8 +297,12 @@ def rebroadcast(h, g):
     """The transpose of `unbroadcast`: `h` broadcast back to the shape of `g`."""
     if h is ZERO or g is ZERO:
         return ZERO
-    if isinstance(g, _NUMBERS) or np.shape(h) == np.shape(g):
+    if isinstance(g, _NUMBERS):
         return h  # a number's tangent terms are numbers
+    if records.is_record(g):
+        raise records.operator_refusal(g)
+    if np.shape(h) == np.shape(g):
+        return h
     return broadcast_view(h, np.shape(g))
 
 

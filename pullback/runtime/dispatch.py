@@ -63,6 +63,9 @@ def forward_method(obj, name, *args, **kwargs):
     """
     if takes_no_object(obj, name):
         return forward(module_attribute(obj, name), *args, **kwargs)
+    if records.holds_field(obj, name):
+        value, pullback = forward(records.field(obj, name), *args, **kwargs)
+        return value, field_call_pullback(pullback, obj, name)
     version = registry.method_implementation(obj, name)
     if version is not None:
         return forward(version, *args, **kwargs)
@@ -80,6 +83,17 @@ def method_pullback(pullback):
         return (cts[1], *cts[2:])
 
     return of_method
+
+
+def field_call_pullback(pullback, obj, name):
+    """The pullback of `obj.name(...)` calling the function field `name` of `obj`, from
+    that of the function's call: the function's cotangent is the field's."""
+
+    def of_field_call(ct):
+        cts = pullback(ct)
+        return (records.unfield(cts[0], obj, name), *cts[1:])
+
+    return of_field_call
 
 
 def caller_pullback(pullback):
@@ -106,7 +120,8 @@ def effect(fn, *args, **kwargs):
 def effect_method(obj, name, *args, **kwargs):
     """`effect` for `obj.name(*args, **kwargs)` (`ax.plot(x)`, `logger.info(...)`)."""
     if introspection.is_module(obj) or not introspection.is_user_function(
-            method_function(obj, name)):
+            records.field(obj, name) if records.holds_field(obj, name)
+            else method_function(obj, name)):
         return run_as_is(module_attribute(obj, name), args, kwargs), None
     return forward_method(obj, name, *args, **kwargs)
 
@@ -260,6 +275,9 @@ def jvp_method(obj, name, dots, *args, **kwargs):
     """`jvp_call` for `obj.name(*args, **kwargs)`: `dots` starts with `obj`'s tangent."""
     if takes_no_object(obj, name):
         return jvp_call(module_attribute(obj, name), (ZERO, *dots[1:]), *args, **kwargs)
+    if records.holds_field(obj, name):
+        return jvp_call(records.field(obj, name), (records.refield(dots[0], obj, name),
+                                                   *dots[1:]), *args, **kwargs)
     version = registry.method_implementation(obj, name)
     if version is not None:
         return jvp_call(version, (ZERO, *dots[1:]), *args, **kwargs)
@@ -279,7 +297,8 @@ def jvp_effect(fn, dots, *args, **kwargs):
 def jvp_effect_method(obj, name, dots, *args, **kwargs):
     """`jvp_effect` for `obj.name(*args, **kwargs)`."""
     if introspection.is_module(obj) or not introspection.is_user_function(
-            method_function(obj, name)):
+            records.field(obj, name) if records.holds_field(obj, name)
+            else method_function(obj, name)):
         return run_as_is(module_attribute(obj, name), args, kwargs), ZERO
     return jvp_method(obj, name, dots, *args, **kwargs)
 

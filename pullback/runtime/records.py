@@ -132,6 +132,47 @@ def is_named_tuple(x):
     return isinstance(x, tuple) and hasattr(type(x), "_fields")
 
 
+def operator_method(name, reflected, operand, *others):
+    """`operand <op> other` (or `<op> operand`, `operand[key]`) on an object whose class
+    defines the operator in Python, as Python runs it: the class's method `name`, else,
+    when that gives `NotImplemented` (or there is none), the other operand's `reflected`
+    method. A method written in C (a number's, an array's) is not tried: the object's
+    class is then the one to handle it. Called through `dispatch.forward`, so the
+    methods are differentiated."""
+    result = NotImplemented
+    if defines(type(operand), name):
+        result = getattr(type(operand), name)(operand, *others)
+    if result is NotImplemented and reflected is not None and defines(type(others[0]),
+                                                                      reflected):
+        result = getattr(type(others[0]), reflected)(others[0], operand)
+    if result is NotImplemented:
+        raise TypeError(f"unsupported operand types for {name}: {type(operand).__name__}")
+    return result
+
+
+def operator_refusal(obj):
+    """The error for an operator's derivative meeting object `obj` of a class defining the
+    operator where pullback took it for a number or an array (it came from a call
+    resolved when it ran, whose result could be anything)."""
+    cls = type(obj).__name__
+    return TransformError(
+        f"an operator on an object of class {cls}, which pullback did not know would be "
+        f"one here (a value from a call resolved when it ran): the derivative would be "
+        f"NumPy's, not that of {cls}'s method; call the method by name (a.__add__(b), "
+        f"a.__getitem__(k)), or build the object where it is used", construct=cls)
+
+
+def defines(cls, name):
+    """Whether class `cls` defines method `name` in Python (an operator of its own)."""
+    return isinstance(cls, type) and isinstance(getattr(cls, name, None), types.FunctionType)
+
+
+def holds_field(obj, name):
+    """Whether `obj.name` is a field of record `obj` (a function it holds, called as
+    `obj.name(...)`), not a method of its class."""
+    return is_record(obj) and name in fields(obj)
+
+
 def fields(x):
     """The fields of record `x`, by name."""
     if is_named_tuple(x):

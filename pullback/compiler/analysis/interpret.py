@@ -56,14 +56,16 @@ class Step:
         "loop_body" (a loop's body, generated where the loop runs it).
       target: the variable it assigns (for "unpack", the list of them).
       fn: the primitive or the Python function called; for a build of
-        `dict(d, k=v)` with a constant `d`, the atom `d`, whose keys it has too.
+        `dict(d, k=v)` with a constant `d`, the atom `d`, whose keys it has too; for an
+        operator on an object, the helper a dynamic step calls with `args`.
       rule: a primitive's rule.
       args: a primitive's arguments; a build's values; a static call's argument
         bound to each parameter; a closure's default values.
       keywords: a primitive's keyword arguments, as (name, atom) pairs; a build's
         keys (or its helper's layout).
       source: a copy's or an unpack's source; a build's helper (`structures.unstar`
-        or `.undict`) when it unpacks parts.
+        or `.undict`) when it unpacks parts; for an operator on an object, the call of
+        its method that a static step makes (`Interpreter.overloaded`).
       callee: a static call's `Callee`, or a loop's body `FunctionDef`.
       later: a closure's or a loop body's free variables not assigned yet.
       kinds: a loop body's parameters' and free variables' kinds; an unpack's
@@ -341,6 +343,9 @@ class Interpreter:
         if isinstance(value, nodes.BinOp):
             operands = [value.left, value.right]
             operator_ = operators.BINARY[type(value.op)]
+            step = self.overloaded(target, operator_, operands)
+            if step is not None:
+                return step
             if operator_ is operator.add and any(kinds.is_sequence(self.kind_of(a))
                                                   for a in operands):
                 operator_ = operator.concat
@@ -348,7 +353,11 @@ class Interpreter:
                 return self.product(target, operands)
             return self.primitive(target, operator_, operands, [])
         if isinstance(value, nodes.UnaryOp):
-            return self.primitive(target, operators.UNARY[type(value.op)], [value.operand], [])
+            operator_ = operators.UNARY[type(value.op)]
+            step = self.overloaded(target, operator_, [value.operand])
+            if step is not None:
+                return step
+            return self.primitive(target, operator_, [value.operand], [])
         if isinstance(value, nodes.Attribute):
             return self.attribute(target, value)
         if isinstance(value, nodes.Subscript):
@@ -357,6 +366,33 @@ class Interpreter:
             raise self.error(_SET_REFUSED, "set")
         self.kinds[target] = kinds.CONST
         return None
+
+    def overloaded(self, target, operator_, operands):
+        """`a + b` (`-a`, `a[k]`) with a differentiable operand, where an operand is an
+        object whose class defines the operator in Python (`__add__`, `__radd__` of the
+        right one, `__neg__`, `__getitem__`): a call of its method, compiled now when the
+        method cannot decline (never returns `NotImplemented`), else as Python makes it
+        when it runs (`records.operator_method`); None for any other operation."""
+        found = [self.kind_of(a) for a in operands]
+        if not any(k.active for k in found):
+            return None
+        classes = [k.type if isinstance(k, kinds.Container) else None for k in found]
+        name = f"__{operator_.__name__.strip('_')}__"
+        reflected = f"__r{name[2:]}" if len(operands) == 2 and operator_ is not (
+            operator.getitem) else None
+        if records.defines(classes[0], name):
+            method, args = getattr(classes[0], name), operands
+        elif reflected is not None and records.defines(classes[1], reflected) and (
+                found[0].shape == "scalar"):  # a number's own method declines
+            method, args = getattr(classes[1], reflected), operands[::-1]
+        else:
+            return None
+        if "NotImplemented" not in method.__code__.co_names:
+            call = nodes.call(nodes.name(method.__name__), args)
+            return dataclasses.replace(self.static_call(target, method, call), source=call)
+        self.kinds[target] = kinds.ANY
+        return Step("dynamic", target, fn=records.operator_method,
+                    args=[nodes.constant(name), nodes.constant(reflected), *operands])
 
     def product(self, target, operands):
         """`a * b`: a repetition of a tuple or list by a number the kinds tell
@@ -401,6 +437,10 @@ class Interpreter:
             raise self.error(message, construct)
 
     def subscript(self, target, value):
+        if isinstance(value.slice, (nodes.Name, nodes.Constant)):
+            step = self.overloaded(target, operator.getitem, [value.value, value.slice])
+            if step is not None:
+                return step
         container = self.kind_of(value.value)
         index = self.index_value(value.slice)
         step = self.primitive(target, operator.getitem, [value.value, index], [])
@@ -529,9 +569,11 @@ class Interpreter:
             raise self.error(f"calling {cls.__qualname__}: its parameters are "
                              f"{', '.join(names)}", cls.__qualname__)
         given = [(fields[name], value) for name, value in list(zip(names, args)) + keywords]
-        active = any(self.kind_of(value).active for _, value in given)
-        self.kinds[target] = kinds.ANY if active else kinds.CONST
-        if not active:
+        stored = [(field, value) for field, value in given if field is not None]
+        self.kinds[target] = kinds.container(cls, [  # its class, for its operators
+            names.index(field) if issubclass(cls, tuple) else field for field, _ in stored],
+            [self.kind_of(value) for _, value in stored])
+        if not any(self.kind_of(value).active for _, value in given):
             return None
         if issubclass(cls, tuple):  # its cotangent is a tuple, by the fields' positions
             return Step("build", target, args=[v for _, v in given], keywords=[

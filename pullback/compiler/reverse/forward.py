@@ -216,7 +216,8 @@ class _Reverse(ForwardCode):
         forward_name = self.bindings.cell(step.callee.name, step.callee.cell)
         target = step.target or self.dropped(stmt)
         pullback = self.namer.pullback(target)
-        call = nodes.call(nodes.name(forward_name), stmt.value.args, stmt.value.keywords)
+        value = self.call_of(stmt, step)
+        call = nodes.call(nodes.name(forward_name), value.args, value.keywords)
         return [nodes.unpack([target, pullback], call, self.lineno)], Call(
             target, pullback, [None] + step.args, self.lineno)
 
@@ -238,7 +239,7 @@ class _Reverse(ForwardCode):
         object) and one per argument as written, or, for `f(*args, **kwargs)`,
         one for `args` and one for `kwargs`.
         """
-        value, target = stmt.value, step.target or self.dropped(stmt)
+        value, target = self.call_of(stmt, step), step.target or self.dropped(stmt)
         pullback = self.namer.pullback(target)
         method = self.facts.callees.is_method(value.func)
         if method:

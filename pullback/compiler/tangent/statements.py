@@ -304,7 +304,8 @@ class _Tangent(ForwardCode):
         name = self.bindings.cell(step.callee.name, step.callee.cell)
         dots = nodes.tuple_([self.zero()] + [self.tangent_or_zero(a) if a is not None
                                              else self.zero() for a in step.args])
-        call = nodes.call(nodes.name(name), [dots] + stmt.value.args, stmt.value.keywords)
+        value = self.call_of(stmt, step)
+        call = nodes.call(nodes.name(name), [dots] + value.args, value.keywords)
         return [self.call_result(stmt, step, call)]
 
     def custom_call(self, stmt, step):
@@ -321,7 +322,7 @@ class _Tangent(ForwardCode):
         """`y, y_dot = jvp_call(f, (f_dot, x_dot), x)`: `f`'s derivative is found when the
         call happens; the tangents are those of `f` (its environment, a method's object)
         and of each argument as written."""
-        value = stmt.value
+        value = self.call_of(stmt, step)
         method = self.facts.callees.is_method(value.func)
         if method:
             helper = dispatch.jvp_method if step.target else dispatch.jvp_effect_method
