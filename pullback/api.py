@@ -463,18 +463,25 @@ def fixed_arrays(args, kwargs, positions):
 
 
 def held_constant(args, positions, fixed):
-    """The ids of the arrays `fixed` among the arguments not differentiated, but for those
-    the differentiated ones reach (in their closures too): calls resolved at run time
-    take them as constants (`runtime.constants`) until a differentiation nested in the
-    function starts.
+    """The ids of the arrays `fixed` among the arguments not differentiated, and of those
+    arguments that are containers or objects, but for those the differentiated arguments
+    reach (in their closures too): calls resolved at run time take them as constants
+    (`runtime.constants`) until a differentiation nested in the function starts, without
+    walking them (a parser object holding a table of thousands of slices, passed to a
+    method called in a loop).
 
     An array object that is one of these has a zero derivative wherever the function
     reads it: pullback never updates an argument in place.
     """
-    if not fixed:
+    others = [arg for i, arg in enumerate(args) if i not in positions
+              and type(arg) not in _PLAIN and type(arg) is not np.ndarray]
+    if not fixed and not others:
         return frozenset()
     reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}
-    return frozenset(id(a) for a in fixed if id(a) not in reached)
+    held = {id(a) for a in fixed if id(a) not in reached}
+    held.update(id(arg) for arg in others if not any(
+        id(leaf) in reached for leaf in kinds.leaves(arg, into_closures=True)))
+    return frozenset(held)
 
 
 def check_arguments(fn, args):

@@ -19,8 +19,6 @@ import re
 import types
 import weakref
 
-import numpy as np
-
 from ..config import current as current_settings
 from ..errors import TransformError
 from ..rules import registry
@@ -494,10 +492,10 @@ def param_kinds(fn, args, kwargs, active=None, held=False):
         if active is not None and name not in active:
             result[name] = kinds.of_constant(value)  # a constant tree is not walked
             continue
-        kind = kinds.of_value(value)
-        if held and type(value) is np.ndarray and constants.is_held(value):
-            kind = kinds.constant(kind)
-        result[name] = kind
+        if held and constants.is_held(value):
+            result[name] = kinds.of_constant(value)
+            continue
+        result[name] = kinds.of_value(value)
     return result
 
 

@@ -257,7 +257,14 @@ def leaves(value, into_closures=False):
         if id(value) in seen:
             continue
         seen.add(id(value))
-        if records.is_record(value):
+        kind = type(value)
+        if kind is tuple or kind is list:  # the common containers first: no record test
+            pending.extend(value)
+        elif kind is dict:
+            pending.extend(value.values())
+        elif kind in _OPAQUE:
+            yield value
+        elif records.is_record(value):
             pending.extend(records.fields(value).values())
         elif isinstance(value, (tuple, list)):
             pending.extend(value)
@@ -276,6 +283,7 @@ def leaves(value, into_closures=False):
 
 
 _ATOMIC = {int, float, bool, str, type(None)}
+_OPAQUE = {slice, range, np.ndarray}  # leaves holding no other value pullback looks into
 
 
 def of_annotation(annotation, default=ANY):
