@@ -28,10 +28,12 @@ import numpy as np
 # A cotangent is deferred when it has `LARGE` numbers or more and its parts hold at
 # most 1/SPARSE of them; a sum whose parts pass 2/SPARSE of them and `KEPT` numbers is
 # made dense. Below `LARGE` numbers, making the array costs less than keeping its
-# parts. Up to `KEPT` numbers (32 MiB of float64), a loop's products are kept to the
+# parts; from it, the parts pay where many are joined in one product (a recursion's
+# terms, `cotangents._long_column`: a TreeLSTM's 32 x 32 gate weights, one product per
+# node). Up to `KEPT` numbers (32 MiB of float64), a loop's products are kept to the
 # end and made in one product of the stacked factors, which BLAS does faster than one
 # small product and one sum per step (lstm medium: 132 → 119 ms a gradient).
-LARGE = 4096
+LARGE = 1024
 SPARSE = 4
 KEPT = 1 << 22
 
