@@ -190,7 +190,7 @@ def value_and_grad(f, argnums=0):
         param_kinds = transform.param_kinds(fn, args, kwargs, active)
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
-        out, cts = debugging.run_holding_constant(held_constant(args, positions, fixed),
+        out, cts = debugging.run_holding_constant(held_constant(args, kwargs, positions, fixed),
                                                   forward_and_back, fn, forward, args, kwargs)
         cts = calls.by_argument(calls.signature(fn), args, kwargs, cts)
         grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
@@ -462,7 +462,7 @@ def fixed_arrays(args, kwargs, positions):
     return [leaf for leaf in kinds.leaves(fixed) if type(leaf) is np.ndarray]
 
 
-def held_constant(args, positions, fixed):
+def held_constant(args, kwargs, positions, fixed):
     """The ids of the arrays `fixed` among the arguments not differentiated, and of those
     arguments that are containers or objects, but for those the differentiated arguments
     reach (in their closures too): calls resolved at run time take them as constants
@@ -473,8 +473,8 @@ def held_constant(args, positions, fixed):
     An array object that is one of these has a zero derivative wherever the function
     reads it: pullback never updates an argument in place.
     """
-    others = [arg for i, arg in enumerate(args) if i not in positions
-              and type(arg) not in _PLAIN and type(arg) is not np.ndarray]
+    others = [arg for arg in [a for i, a in enumerate(args) if i not in positions]
+              + list(kwargs.values()) if type(arg) not in _PLAIN and type(arg) is not np.ndarray]
     if not fixed and not others:
         return frozenset()
     reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}

@@ -3438,3 +3438,18 @@ def test_an_object_passed_as_data_is_held_constant_in_calls_through_it():
     np.testing.assert_allclose(pullback.grad(_parsed_loss)(v, parser), expected)
     check_grads(_parsed_loss, (v, parser), order=2, argnums=0)
     check_grads(_parsed_loss, (v, parser), order=2, argnums=0, modes="forward")
+
+
+def _accumulated_with_a_declining_add(x):
+    acc = _Poly(1.0)
+    for _ in range(3):
+        acc = acc + _Poly(x)
+    return acc.c
+
+
+def test_an_operator_again_on_a_declining_methods_result_is_refused():
+    """`_Poly.__add__` may return `NotImplemented`, so its result's class is known only
+    when it runs: `acc + v` again, in the next iteration, is refused rather than
+    differentiated as NumPy's `+` (the derivative of `acc.c`, x**3, is 3 x**2)."""
+    with pytest.raises(TransformError, match="an operator on an object of class _Poly"):
+        pullback.grad(_accumulated_with_a_declining_add)(0.7)

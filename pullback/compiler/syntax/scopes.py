@@ -83,12 +83,11 @@ def kept_local(tree, dropped):
     function, which the derivative of its own code would then look up; assigned `None`
     instead, they stay the function's own variables, as unassigned as Python leaves them
     when the branch is not taken."""
-    dropped_stores = {n for stmt in dropped for n in nodes.stores(stmt)}
-    if not dropped_stores:
-        return []
-    counts = assignments(tree)
-    own = {name for name in dropped_stores
-           if 0 < counts[name] == sum(_count_of(stmt, name) for stmt in dropped)}
+    in_dropped = collections.Counter()
+    for stmt in dropped:
+        _count_bindings(stmt, in_dropped)
+    counts = assignments(tree) if in_dropped else {}
+    own = {name for name, count in in_dropped.items() if counts[name] == count}
     read = set().union(*(free_names(f) for f in nested_functions(tree))) if own else set()
     return sorted(own & read)
 
@@ -102,12 +101,6 @@ def unassigned(tree, stmt, known):
         cache[known] = kept_local(tree, stmt.orelse if known else stmt.body)
     names = cache[known]
     return [nodes.assign(name, nodes.constant(None), stmt.lineno) for name in names]
-
-
-def _count_of(stmt, name):
-    counts = collections.Counter()
-    _count_bindings(stmt, counts)
-    return counts[name]
 
 
 def assignments(tree):
