@@ -172,24 +172,46 @@ def attempts(results):
 
 def test_recursion_settles_on_the_kind_it_returns():
     pair = kinds.sequence(tuple, [kinds.ARRAY, kinds.SCALAR])
-    attempt, seen = attempts({(kinds.ANY, ()): (pair, ()), (pair, ()): (pair, ())})
+    attempt, seen = attempts({(kinds.ANY, ()): (pair, ()), (kinds.NEVER, ()): (pair, ()),
+                              (pair, ()): (pair, ())})
     assert interpret.recursion_fixed_point(attempt, lambda: True, 3) == ((pair, ()), True)
-    assert seen == [(kinds.ANY, ()), (pair, ())]
+    assert seen == [(kinds.ANY, ()), (kinds.NEVER, ()), (pair, ())]
+
+
+def test_recursion_finds_the_least_fixed_point():
+    """Assumed to return anything, a recursion joining its leaf's arrays with its calls'
+    results returns anything; assumed never to return, it returns its leaf's arrays,
+    and assumed to return those, it does (treelstm's `tree_loss`)."""
+    loose = kinds.sequence(tuple, [kinds.ANY, kinds.ANY])
+    tight = kinds.sequence(tuple, [kinds.ARRAY, kinds.ARRAY])
+    attempt, seen = attempts({(kinds.ANY, ()): (loose, ()), (kinds.NEVER, ()): (tight, ()),
+                              (tight, ()): (tight, ())})
+    assert interpret.recursion_fixed_point(attempt, lambda: True, 3) == ((tight, ()), True)
+
+
+def test_recursion_that_always_calls_itself_settles_from_above():
+    pair = kinds.sequence(tuple, [kinds.ARRAY, kinds.SCALAR])
+    attempt, seen = attempts({(kinds.ANY, ()): (pair, ()), (kinds.NEVER, ()): (kinds.NEVER, ()),
+                              (pair, ()): (pair, ())})
+    assert interpret.recursion_fixed_point(attempt, lambda: True, 3) == ((pair, ()), True)
+    assert seen == [(kinds.ANY, ()), (kinds.NEVER, ()), (pair, ())]
 
 
 def test_recursion_grows_the_updated_parameters_first():
     attempt, seen = attempts({(kinds.ANY, ()): (kinds.ANY, ("xs",)),
-                              (kinds.ANY, ("xs",)): (kinds.ANY, ("xs",))})
+                              (kinds.ANY, ("xs",)): (kinds.ANY, ("xs",)),
+                              (kinds.NEVER, ("xs",)): (kinds.ANY, ("xs",))})
     assert interpret.recursion_fixed_point(attempt, lambda: True, 3) == (
         (kinds.ANY, ("xs",)), True)
 
 
 def test_recursion_that_does_not_settle_assumes_any():
     a, b = kinds.SCALAR, kinds.ARRAY
-    attempt, seen = attempts({(kinds.ANY, ()): (a, ()), (a, ()): (b, ()), (b, ()): (a, ())})
+    attempt, seen = attempts({(kinds.ANY, ()): (a, ()), (kinds.NEVER, ()): (a, ()),
+                              (a, ()): (b, ()), (b, ()): (a, ())})
     assert interpret.recursion_fixed_point(attempt, lambda: True, 3) == ((kinds.ANY, ()),
                                                                          False)
-    assert len(seen) == 4
+    assert len(seen) == 1 + 4 + 3
 
 
 def test_a_function_that_does_not_call_itself_is_attempted_once():
@@ -219,8 +241,9 @@ ALIAS = through_alias
 
 
 def test_a_recursion_returning_a_pair():
-    """Assumed to return ANY, it returns a pair; assumed to return a pair, it does."""
-    pair = kinds.sequence(tuple, [kinds.ANY, kinds.ANY])
+    """Assumed never to return, it returns its leaf's pair, whose second item is a
+    number; assumed to return that, it does."""
+    pair = kinds.sequence(tuple, [kinds.ANY, kinds.SCALAR])
     derivative = transform.derivative(tree_sum, {"tree": kinds.ANY, "w": kinds.SCALAR})
     assert derivative.result_kind == pair
     check_grads(lambda w: sum(tree_sum(((0.5, -1.0), 2.0), w)), (0.3,), order=2)

@@ -18,6 +18,8 @@ import pytest
 
 import pullback
 from pullback import TransformError
+from pullback.compiler import transform
+from pullback.compiler.analysis import kinds
 from pullback.testing import check_grads
 
 Pt = collections.namedtuple("Pt", "a b")
@@ -3447,9 +3449,141 @@ def _accumulated_with_a_declining_add(x):
     return acc.c
 
 
-def test_an_operator_again_on_a_declining_methods_result_is_refused():
-    """`_Poly.__add__` may return `NotImplemented`, so its result's class is known only
-    when it runs: `acc + v` again, in the next iteration, is refused rather than
-    differentiated as NumPy's `+` (the derivative of `acc.c`, x**3, is 3 x**2)."""
-    with pytest.raises(TransformError, match="an operator on an object of class _Poly"):
-        pullback.grad(_accumulated_with_a_declining_add)(0.7)
+class _Shifted:
+    """`+` of another `_Shifted` or of a float, else `NotImplemented`."""
+
+    def __init__(self, c):
+        self.c = c
+
+    def __add__(self, other):
+        if isinstance(other, _Shifted):
+            return _Shifted(self.c * other.c)
+        if isinstance(other, float):
+            return _Shifted(self.c + other)
+        return NotImplemented
+
+
+def _accumulated_with_an_undecided_add(x):
+    acc = _Shifted(1.0)
+    for _ in range(3):
+        acc = acc + x * x
+    return acc.c
+
+
+def test_an_operator_on_a_declining_methods_result():
+    """`_Poly.__add__` returns `NotImplemented` unless `isinstance(other, _Poly)`, which
+    the kinds decide: it is compiled as a call of the method, and `acc + v` again, in
+    the next iteration, too (refused before; the derivative of `acc.c`, x**3, is
+    3 x**2). Where the kinds cannot decide (`isinstance(x, float)` of a number), the
+    result's class is known only when it runs, and the next `acc + v` is refused
+    rather than differentiated as NumPy's `+`."""
+    f = _accumulated_with_a_declining_add
+    assert pullback.grad(f)(0.7) == pytest.approx(3.0 * 0.7 ** 2)
+    check_grads(f, (0.7,), order=2)
+    check_grads(f, (0.7,), order=2, modes="forward")
+    with pytest.raises(TransformError, match="an operator on an object of class _Shifted"):
+        pullback.grad(_accumulated_with_an_undecided_add)(0.7)
+
+
+class _Signed:
+    """A value whose class defines unary operators, a product, a power and an item."""
+
+    def __init__(self, c):
+        self.c = c
+
+    def __neg__(self):
+        return _Signed(-2.0 * self.c)
+
+    def __pos__(self):
+        return _Signed(5.0 * self.c)
+
+    def __abs__(self):
+        return _Signed(3.0 * self.c)
+
+    def __mul__(self, k):
+        return _Signed(self.c * k)
+
+    def __pow__(self, k):
+        return _Signed(self.c ** k)
+
+    def __getitem__(self, k):
+        return self.c * k
+
+
+_ON_AN_UNFORESEEN_OBJECT = {
+    "-": lambda x, make: (-make(x)).c,
+    "+": lambda x, make: (+make(x)).c,
+    "abs": lambda x, make: abs(make(x)).c,
+    "*": lambda x, make: (make(x) * 2.0).c,
+    "**": lambda x, make: (make(x) ** 2.0).c,
+    "pow": lambda x, make: pow(make(x), 2.0).c,
+    "[]": lambda x, make: make(x)[3.0],
+}
+
+
+@pytest.mark.parametrize("mode", ["reverse", "forward"])
+@pytest.mark.parametrize("name", sorted(_ON_AN_UNFORESEEN_OBJECT))
+def test_every_operator_on_an_object_pullback_could_not_foresee_is_refused(name, mode):
+    """`+make(x)` on such an object gave 1.0 where the answer is 5.0; `-`, `abs`, `*`, `**`
+    and `[]` crashed in the pullback (`-dict`). Whatever the operator, generated code
+    checks an operand its kinds could not tell before the operation, at the user's
+    line (`records.refuse_if_overloaded`)."""
+    with pytest.raises(TransformError, match="an operator on an object of class "
+                                             "_Signed") as error:
+        check_grads(_ON_AN_UNFORESEEN_OBJECT[name], (0.7, _Signed), argnums=0, modes=mode)
+    assert error.value.filename == __file__
+
+
+def _operators_of_built_objects(x):
+    return abs(_Signed(x)).c + pow(_Signed(x), 3.0).c + (+_Signed(x)).c + (-_Signed(x)).c
+
+
+def _through_a_value(x, make):
+    return make(x) * 2.0 + (-make(x)) + abs(make(x)) ** 2.0
+
+
+def test_builtins_calling_an_operator_call_the_objects_method():
+    """`abs(obj)` and `pow(obj, k)` call `__abs__` and `__pow__`: they were differentiated as
+    NumPy's. On numbers from a call through a value they are NumPy's, unchecked by
+    nothing but a type test. Orders 1 and 2, both modes."""
+    assert pullback.grad(_operators_of_built_objects)(0.7) == pytest.approx(
+        3.0 + 3.0 * 0.7 ** 2 + 5.0 - 2.0)
+    for fn, args in ((_operators_of_built_objects, (0.7,)), (_through_a_value, (0.7, np.sin))):
+        check_grads(fn, args, order=2, argnums=0)
+        check_grads(fn, args, order=2, argnums=0, modes="forward")
+
+
+def _leaf_number_node_vector(tree, w):
+    if isinstance(tree, tuple):
+        left = _leaf_number_node_vector(tree[0], w)
+        right = _leaf_number_node_vector(tree[1], w)
+        return np.tanh(np.sum(left) * np.array([1.0, -0.5]) + np.sum(right) * w)
+    return w * tree
+
+
+def _leaf_and_node_pairs(tree, w):
+    if isinstance(tree, tuple):
+        h_left, loss_left = _leaf_and_node_pairs(tree[0], w)
+        h_right, loss_right = _leaf_and_node_pairs(tree[1], w)
+        h = np.tanh(h_left * w + h_right)
+        return h, loss_left + loss_right + np.sum(h * h)
+    h = np.sin(w * tree)
+    return h, np.sum(h)
+
+
+def test_a_recursion_is_compiled_for_the_least_kind_it_returns():
+    """Its calls of itself are first assumed never to return (`kinds.NEVER`), so the
+    fixed point grows from the leaf's kinds: `tree_loss`'s states were `ANY`, each of
+    their operations generic, and stay arrays now. Where the leaf's number and a
+    node's vector join, the result is `ANY` again, and right. Orders 1 and 2, both
+    modes."""
+    tree = ((1.0, (2.0, 3.0)), 0.5)
+    vectors = (np.array([0.3, -0.2]), (np.array([1.0, 0.5]), np.array([-0.4, 0.8])))
+    cases = ((_leaf_number_node_vector, tree, 0.4),
+             (lambda t, w: _leaf_and_node_pairs(t, w)[1], vectors, 0.6))
+    for fn, data, w in cases:
+        check_grads(fn, (data, w), order=2, argnums=1)
+        check_grads(fn, (data, w), order=2, argnums=1, modes="forward")
+    derivative = transform.derivative(
+        _leaf_and_node_pairs, {"tree": kinds.CONST, "w": kinds.ARRAY})
+    assert derivative.result_kind == kinds.sequence(tuple, [kinds.ARRAY, kinds.SCALAR])

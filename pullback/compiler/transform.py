@@ -190,7 +190,8 @@ def _interpret(front, param_kinds, calls):
     """The `interpret.Summary` of the function whose `_front` is `front`."""
     _, origin, _, inlined, _ = front
     hoisted = invariant_reads.hoisted(inlined, origin, param_kinds)
-    return interpret.Interpreter(nodes.clone(hoisted), origin, param_kinds, calls).run()
+    return interpret.Interpreter(nodes.clone(hoisted), origin, param_kinds, calls,
+                                 cut_at_never=True).run()
 
 
 def _calls_itself(callees, key):

@@ -106,6 +106,10 @@ nondifferentiable(handlers.try_started, handlers.try_failed, handlers.caught_typ
 # container holds the item twice (analysis/updates)
 nondifferentiable(mutation.refuse_if_shared, mutation.refuse_if_held_twice,
                   mutation.refuse_repetition)
+# an operand of an operator that the kinds could not tell, its class checked (analysis/
+# interpret): it reads only the operands' types
+nondifferentiable(records.refuse_if_overloaded)
+declare(records.refuse_if_overloaded, structural=(0, 1))
 # the length a pullback keeps of a list appended to in place (optimize/in_place_lists)
 nondifferentiable(structures.list_version)
 declare(structures.list_version, structural=(0,))

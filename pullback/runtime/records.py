@@ -162,6 +162,26 @@ def operator_refusal(obj):
         f"a.__getitem__(k)), or build the object where it is used", construct=cls)
 
 
+def refuse_if_overloaded(*operands):
+    """Refuse, at the line of `where` (the last of `operands`), an operand that is an
+    object whose class defines the operator `where.construct` (`__add__`) or its
+    reflection (`__radd__`) in Python: generated code differentiates the operator as
+    NumPy's there, its kinds having said "anything"."""
+    *operands, where = operands
+    reflected = f"__r{where.construct[2:]}"
+    for x in operands:
+        cls = type(x)
+        if cls not in _PLAIN and not cls.__module__.startswith(_OWN) and (
+                defines(cls, where.construct) or defines(cls, reflected)):
+            error = operator_refusal(x)
+            error.move(where.filename, where.lineno)
+            raise error
+
+
+_PLAIN = frozenset({float, int, bool, complex, np.ndarray, np.float64, tuple, list, dict})
+_OWN = __name__.split(".")[0] + "."  # pullback's values (ZERO, deferred sums) are arrays'
+
+
 def defines(cls, name):
     """Whether class `cls` defines method `name` in Python (an operator of its own)."""
     return isinstance(cls, type) and isinstance(getattr(cls, name, None), types.FunctionType)

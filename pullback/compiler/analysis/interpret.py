@@ -41,6 +41,9 @@ from . import aliases, callees, invariance, kinds, updates
 
 _SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
                "the cotangents of its members; use a list or a tuple")
+_BY_OPERATOR = {abs: (operator.abs, 1), pow: (operator.pow, 2)}
+"""Builtins that call an operator's method of their argument's class (`__abs__`,
+`__pow__`), and their arity then."""
 _REPEAT_REFUSED = ("repeating a list or tuple that holds a differentiable value (xs * n) is "
                    "not supported: build it with a comprehension, [x for _ in range(n)], or "
                    "use an array and np.tile")
@@ -144,26 +147,35 @@ def recursion_fixed_point(attempt, calls_itself, rounds):
 
     `attempt(assumed)` interprets the function under `assumed` and returns its
     `Summary`; `calls_itself()` says whether the last attempt met such a call. The
-    updated parameters grow from none, the result kind from `ANY`, until the
-    attempt returns what was assumed; then the code generated is correct by
-    induction on the depth of the recursion. If the result kind does not settle
-    within `rounds` attempts, `ANY` is kept. Returns the pair and whether it
-    settled (else the pair assumes `ANY`).
+    updated parameters grow from none. The result kind grows from `NEVER`: the
+    first attempt assumes the calls never return, so it finds the kind of what the
+    function returns without recursing (a leaf's state), and each attempt joins the
+    recursive paths' result under the last assumption to it. Once an attempt
+    returns what it assumed, the code generated is correct by induction on the
+    depth of the recursion. If that does not settle within `rounds` attempts, the
+    result kind found assuming `ANY` is tried the same way (a fixed point from
+    above); if neither settles, `ANY` is kept. Returns the pair and whether it
+    settled: `ANY` is, when the attempt assuming it returned `ANY`.
     """
     updated = ()
     first = attempt((kinds.ANY, updated))
     while tuple(first.updated) != updated and calls_itself():
         updated = tuple(first.updated)
         first = attempt((kinds.ANY, updated))
-    if first.result_kind is kinds.ANY or not calls_itself():
+    if not calls_itself():
         return (kinds.ANY, updated), True
-    assumed = first.result_kind
-    for _ in range(rounds):
-        found = attempt((assumed, updated))
-        if found.result_kind == assumed and tuple(found.updated) == updated:
-            return (assumed, updated), True
-        assumed = found.result_kind
-    return (kinds.ANY, updated), False
+    # the least fixed point first; its first attempt, assuming NEVER, cannot settle
+    for assumed, attempts in ((kinds.NEVER, rounds + 1), (first.result_kind, rounds)):
+        for _ in range(attempts):
+            if assumed is kinds.ANY:
+                break
+            found = attempt((assumed, updated))
+            if found.result_kind is kinds.NEVER:  # every return follows a call of itself
+                break
+            if found.result_kind == assumed and tuple(found.updated) == updated:
+                return (assumed, updated), True
+            assumed = found.result_kind
+    return (kinds.ANY, updated), first.result_kind is kinds.ANY
 
 
 _REAL_PARTS = (np.abs, np.absolute, np.real, np.imag, np.angle, abs, np.iscomplexobj,
@@ -183,10 +195,15 @@ class Interpreter:
       freevars: its free variables (for a loop body, the variables it captures).
       index_value: `index_value(index)`, subscript syntax as a value (the reverse
         pass binds `slice` in its generated code).
+      cut_at_never: whether a call returning `kinds.NEVER` ends the path it is on
+        (the attempts of `recursion_fixed_point`); else its result is `ANY`.
     """
 
-    def __init__(self, tree, origin, param_kinds, calls, freevars=None, index_value=None):
+    def __init__(self, tree, origin, param_kinds, calls, freevars=None, index_value=None,
+                 cut_at_never=False):
         self.tree = tree
+        self.cut_at_never = cut_at_never
+        self.unreached = False  # a call assumed to return `NEVER` was met on this path
         self.origin = origin
         self.calls = calls
         self.params = nodes.parameter_names(tree.args)
@@ -226,6 +243,8 @@ class Interpreter:
 
     def block(self, statements):
         for position, stmt in enumerate(statements):
+            if self.unreached:
+                return
             self.at(statements, position)
             known = self.test(stmt) if isinstance(stmt, nodes.If) else None
             if known is not None:
@@ -257,14 +276,21 @@ class Interpreter:
 
     def restore(self, saved):
         """Go back to the state `saved` before the branch just read; the branch's state."""
-        after = self.kinds, self.shapes, self.updates.aliases.other_branch(saved[2])
+        after = (self.kinds, self.shapes, self.updates.aliases.other_branch(saved[2]),
+                 self.unreached)
         self.kinds, self.shapes = dict(saved[0]), dict(saved[1])
+        self.unreached = False
         return after
 
     def join(self, other):
-        """Join the state of the branch just read with `other`, the other branch's."""
-        other_kinds, other_shapes, other_memory = other
+        """Join the state of the branch just read with `other`, the other branch's. A
+        branch that did not reach its end (`unreached`) adds nothing."""
+        other_kinds, other_shapes, other_memory, other_unreached = other
         self.updates.aliases.merge(other_memory)
+        if other_unreached or self.unreached:
+            if not other_unreached:
+                self.kinds, self.shapes, self.unreached = other_kinds, other_shapes, False
+            return
         for var in set(other_kinds) | set(self.kinds):
             self.kinds[var] = kinds.join(other_kinds.get(var), self.kinds.get(var))
         for var in other_shapes.keys() & self.shapes.keys():
@@ -287,7 +313,8 @@ class Interpreter:
         shares = self.updates.result_shares(ret.value, self.params)
         if shares is not None:
             shares = tuple({_user_version(user, root) for root in roots} for roots in shares)
-        return Summary(self.kind_of(ret.value), self.kinds, self.shapes,
+        result = kinds.NEVER if self.unreached else self.kind_of(ret.value)
+        return Summary(result, self.kinds, self.shapes,
                        [_user_version(user, p) for p in updated], self.updates.reached_by_exits(),
                        self.callees.globals_used, self.updates.guards, shares)
 
@@ -354,6 +381,9 @@ class Interpreter:
             return self.primitive(target, operator_, operands, [])
         if isinstance(value, nodes.UnaryOp):
             operator_ = operators.UNARY[type(value.op)]
+            if operator_ is operator.not_ and isinstance(value.operand, nodes.Name) and (
+                    self.known.get(value.operand.id) is not None):
+                self.known[target] = not self.known[value.operand.id]
             step = self.overloaded(target, operator_, [value.operand])
             if step is not None:
                 return step
@@ -386,13 +416,28 @@ class Interpreter:
                 found[0].shape == "scalar"):  # a number's own method declines
             method, args = getattr(classes[1], reflected), operands[::-1]
         else:
+            self.refuse_if_overloaded(name, [a for a, k in zip(operands, found)
+                                          if k is kinds.ANY and isinstance(a, nodes.Name)])
             return None
-        if "NotImplemented" not in method.__code__.co_names:
-            call = nodes.call(nodes.name(method.__name__), args)
-            return dataclasses.replace(self.static_call(target, method, call), source=call)
+        call = nodes.call(nodes.name(method.__name__), args)
+        resolved = self.resolve_call(method, call)
+        if not _may_decline(method, resolved[2].result_kind):
+            step = self.static_call(target, method, call, resolved)
+            return dataclasses.replace(step, source=call)
         self.kinds[target] = kinds.ANY
         return Step("dynamic", target, fn=records.operator_method,
                     args=[nodes.constant(name), nodes.constant(reflected), *operands])
+
+    def refuse_if_overloaded(self, name, unknown):
+        """Where the operands `unknown` of an operator of method `name` could be anything
+        (`ANY`), generated code checks before the operation that none is an object
+        whose class defines it, whose derivative would not be NumPy's
+        (`records.refuse_if_overloaded`)."""
+        if not unknown:
+            return
+        statements, position = self.place
+        self.updates.guards.append((statements[position], records.refuse_if_overloaded,
+                                    [a.id for a in unknown], self.error("", name)))
 
     def product(self, target, operands):
         """`a * b`: a repetition of a tuple or list by a number the kinds tell
@@ -621,6 +666,10 @@ class Interpreter:
                 self.kinds[target] = kinds.ANY
                 return Step("dynamic", target)
         elif active and not registry.is_nondifferentiable(fn):
+            if fn in _BY_OPERATOR and len(args) == _BY_OPERATOR[fn][1] and not keywords:
+                step = self.overloaded(target, _BY_OPERATOR[fn][0], args)
+                if step is not None:
+                    return step
             if registry.rule_for(fn) is not None:
                 step = self.primitive(target, fn, args, keywords)
                 if step is not None and self.is_cancelled_shift(target, fn, args, keywords):
@@ -723,8 +772,26 @@ class Interpreter:
                 raise self.error(f"{name} is not differentiable in its argument {param}: "
                                  f"{reason}", name)
 
-    def static_call(self, target, fn, value):
-        """A call of Python function `fn`, compiled for the kinds of its arguments."""
+    def static_call(self, target, fn, value, resolved=None):
+        """A call of Python function `fn`, compiled for the kinds of its arguments
+        (`resolved`: what `resolve_call` found already)."""
+        params, arguments, callee = resolved or self.resolve_call(fn, value)
+        result = callee.result_kind
+        if result is kinds.NEVER:  # a call of the recursion assumed not to return
+            result = kinds.ANY
+            if self.cut_at_never:
+                self.unreached = True
+        if target is not None:
+            self.kinds[target] = result
+            if callee.shares is not None:
+                self.updates.call_results[target] = (dict(zip(params, arguments)),
+                                                     callee.shares)
+        self.updates.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
+        return Step("static", target, fn, args=arguments, callee=callee)
+
+    def resolve_call(self, fn, value):
+        """For call `value` of Python function `fn`: its parameters, the argument given
+        to each (None where the default holds), and the `Callee` compiled for them."""
         signature = calls.signature(fn)
         try:
             bound = signature.bind(*value.args, **{k.arg: k.value for k in value.keywords})
@@ -735,13 +802,7 @@ class Interpreter:
         callee = self.located_in_user_code(self.calls.resolve, value.func, fn, {
             p: self.kind_of(a) if a is not None else kinds.CONST
             for p, a in zip(params, arguments)})
-        if target is not None:
-            self.kinds[target] = callee.result_kind
-            if callee.shares is not None:
-                self.updates.call_results[target] = (dict(zip(params, arguments)),
-                                                     callee.shares)
-        self.updates.track_call_updates(fn, dict(zip(params, arguments)), callee.updated)
-        return Step("static", target, fn, args=arguments, callee=callee)
+        return params, arguments, callee
 
     def located_in_user_code(self, resolve, func, fn, param_kinds):
         """`resolve(fn, param_kinds)`, a TransformError met inside a library's `fn`
@@ -1030,6 +1091,16 @@ class Interpreter:
     def error(self, message, construct):
         """A TransformError at the line being read."""
         return TransformError(message, self.origin.filename, self.lineno, construct)
+
+
+def _may_decline(method, result_kind):
+    """Whether operator `method` may return `NotImplemented`, by its code and by the
+    kind of its result for the operands' kinds: `NotImplemented` would join with what
+    it returns otherwise into a kind whose shape is unknown (a guard such as `if not
+    isinstance(other, Poly)` that the kinds decide leaves a record's kind)."""
+    if "NotImplemented" not in method.__code__.co_names:
+        return False
+    return isinstance(result_kind, kinds.Kind) and result_kind.shape == "unknown"
 
 
 def _outside_state(tree, origin, local, declared):

@@ -52,6 +52,10 @@ CONST_VECTOR = Kind("CONST_VECTOR", False, "array", 1)
 # a number or an array (`best = None` before a loop, a name a loop assigns first) is that
 # value wherever its operations read it (on `None` they fail as the user's code does).
 NONE = Kind("NONE", False, "unknown")
+# What a recursive function's calls of itself are first assumed to return: nothing, as
+# if they never returned (`interpret.recursion_fixed_point`), so that the first attempt
+# finds what the function returns without recursing. Read as `ANY` anywhere but there.
+NEVER = Kind("NEVER", True, "unknown")
 
 _LEAVES = {(k.active, k.shape): k for k in (CONST, CONST_SCALAR, CONST_ARRAY, SCALAR, ARRAY,
                                             ANY)}
