@@ -194,7 +194,7 @@ def value_and_grad(f, argnums=0):
                                                   forward_and_back, fn, forward, args, kwargs)
         cts = calls.by_argument(calls.signature(fn), args, kwargs, cts)
         grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
-                                           calls.pick(args, positions), held=fixed)
+                                           calls.pick(args, positions), held=arrays_of(fixed))
         return out, grads[0] if isinstance(argnums, int) else grads
 
     named_after(value_and_gradient, fn)
@@ -438,7 +438,7 @@ def argnums_tuple(argnums):
 
 def check_gradient_call(fn, args, kwargs, positions):
     """Check a call of `grad(fn)`; return the names of the parameters differentiated and
-    the arrays among the arguments not differentiated (`fixed_arrays`)."""
+    what the arguments not differentiated hold (`fixed_leaves`)."""
     for i in positions:
         if not 0 <= i < len(args):
             raise ValueError(f"argnums {i} is out of range: {fn.__qualname__} was called "
@@ -451,36 +451,48 @@ def check_gradient_call(fn, args, kwargs, positions):
                 "and containers of them have gradients (pullback.vjp gives ZERO for others)"
             )
     names = {calls.parameter_at(calls.signature(fn), i) for i in positions}
-    return names, fixed_arrays(args, kwargs, positions)
+    return names, fixed_leaves(args, kwargs, positions)
 
 
-def fixed_arrays(args, kwargs, positions):
-    """The arrays among the arguments not differentiated, in their containers and records
-    too: found once a call, for `held_constant` and for the gradients, which must not be
-    one of them (`cotangents.materialize_all`)."""
-    fixed = [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
-    return [leaf for leaf in kinds.leaves(fixed) if type(leaf) is np.ndarray]
+def fixed_leaves(args, kwargs, positions):
+    """The leaves (`kinds.leaves`) of each argument not differentiated, in its containers,
+    records and closures, a list per argument: walked once a call, for `held_constant`,
+    and for the gradients, which must not be one of their arrays (`arrays_of`)."""
+    return [[arg] if type(arg) in _PLAIN else list(kinds.leaves(arg, into_closures=True))
+            for arg in _not_differentiated(args, kwargs, positions)]
+
+
+def arrays_of(fixed):
+    """The arrays among the leaves `fixed` (`fixed_leaves`)."""
+    return [leaf for leaves in fixed for leaf in leaves if type(leaf) is np.ndarray]
+
+
+def _not_differentiated(args, kwargs, positions):
+    return [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
 
 
 def held_constant(args, kwargs, positions, fixed):
-    """The ids of the arrays `fixed` among the arguments not differentiated, and of those
-    arguments that are containers or objects, but for those the differentiated arguments
-    reach (in their closures too): calls resolved at run time take them as constants
-    (`runtime.constants`) until a differentiation nested in the function starts, without
-    walking them (a parser object holding a table of thousands of slices, passed to a
-    method called in a loop).
+    """The ids of the arrays among the arguments not differentiated (their leaves `fixed`),
+    and of those arguments that are containers or objects, but for those the
+    differentiated arguments reach (in their closures too): calls resolved at run time
+    take them as constants (`runtime.constants`) until a differentiation nested in the
+    function starts, without walking them (a parser object holding a table of thousands
+    of slices, passed to a method called in a loop).
 
     An array object that is one of these has a zero derivative wherever the function
     reads it: pullback never updates an argument in place.
     """
-    others = [arg for arg in [a for i, a in enumerate(args) if i not in positions]
-              + list(kwargs.values()) if type(arg) not in _PLAIN and type(arg) is not np.ndarray]
-    if not fixed and not others:
+    others = _not_differentiated(args, kwargs, positions)
+    if all(type(arg) in _PLAIN for arg in others):
         return frozenset()
     reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}
-    held = {id(a) for a in fixed if id(a) not in reached}
-    held.update(id(arg) for arg in others if not any(
-        id(leaf) in reached for leaf in kinds.leaves(arg, into_closures=True)))
+    held = set()
+    for arg, leaves in zip(others, fixed):
+        held.update(id(leaf) for leaf in leaves if type(leaf) is np.ndarray
+                    and id(leaf) not in reached)
+        if type(arg) not in _PLAIN and type(arg) is not np.ndarray and not any(
+                id(leaf) in reached for leaf in leaves):
+            held.add(id(arg))
     return frozenset(held)
 
 

@@ -219,11 +219,10 @@ _EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST_SCALAR, str: CONST, type
 def _container_of_value(value, depth):
     if depth > _DEEPEST:
         return ANY if _any_active(value) else CONST
-    if records.is_record(value):
+    if records.is_record(value):  # active as its fields are: not walked again at each depth
         items = records.fields(value)
         keys = range(len(items)) if records.is_named_tuple(value) else items.keys()
-        return Container(type(value), tuple(keys), tuple(
-            of_value(v, depth + 1) for v in items.values()), _any_active(value))
+        return container(type(value), keys, (of_value(v, depth + 1) for v in items.values()))
     if isinstance(value, (tuple, list)) and len(value) > _LONGEST:
         result = None
         for item in value:

@@ -86,8 +86,6 @@ class _Inliner:
         self.update_names = {bindings.name_of(f) for f in _UPDATES} - {None}
         self.vectors = set()  # the cotangents of vectors, which hold floats, not `ZERO`
         self.checked = set()  # the cotangents made lists or arrays (`check`) before an update
-        self.stores = collections.Counter(n for s in nodes.walk(root) for n in (
-            nodes.stores(s) if isinstance(s, gast.stmt) else ()))
         self.in_loop = 0  # how many loops the statements being rewritten are in
         self.states = {}  # in a loop's pullback: a cotangent -> the state it is of, forward
         self.ends = {}  # a loop's cache -> {a list: `xs_1_end = list_version(xs_1)`}
