@@ -10,7 +10,7 @@ from .compiler.analysis import kinds
 from .compiler.frontend import anf, parse
 from .compiler.syntax import nodes
 from .rules import registry
-from .runtime import calls, cotangents, custom, debugging, dispatch, records
+from .runtime import calls, cotangents, custom, debugging, dispatch, introspection, records
 from .runtime import tangents as tangents_
 from .runtime.cotangents import ZERO, is_differentiable
 
@@ -190,7 +190,8 @@ def value_and_grad(f, argnums=0):
         param_kinds = transform.param_kinds(fn, args, kwargs, active)
         transform.new_epoch()
         forward = transform.forward_function(fn, param_kinds)
-        out, cts = debugging.run_holding_constant(held_constant(args, kwargs, positions, fixed),
+        out, cts = debugging.run_holding_constant(held_constant(fn, args, kwargs, positions,
+                                                                fixed),
                                                   forward_and_back, fn, forward, args, kwargs)
         cts = calls.by_argument(calls.signature(fn), args, kwargs, cts)
         grads = cotangents.materialize_all(calls.pick(cts[1:], positions),
@@ -438,7 +439,7 @@ def argnums_tuple(argnums):
 
 def check_gradient_call(fn, args, kwargs, positions):
     """Check a call of `grad(fn)`; return the names of the parameters differentiated and
-    what the arguments not differentiated hold (`fixed_leaves`)."""
+    what the values not differentiated hold (`fixed_leaves`)."""
     for i in positions:
         if not 0 <= i < len(args):
             raise ValueError(f"argnums {i} is out of range: {fn.__qualname__} was called "
@@ -451,15 +452,16 @@ def check_gradient_call(fn, args, kwargs, positions):
                 "and containers of them have gradients (pullback.vjp gives ZERO for others)"
             )
     names = {calls.parameter_at(calls.signature(fn), i) for i in positions}
-    return names, fixed_leaves(args, kwargs, positions)
+    return names, fixed_leaves(fn, args, kwargs, positions)
 
 
-def fixed_leaves(args, kwargs, positions):
-    """The leaves (`kinds.leaves`) of each argument not differentiated, in its containers,
-    records and closures, a list per argument: walked once a call, for `held_constant`,
-    and for the gradients, which must not be one of their arrays (`arrays_of`)."""
+def fixed_leaves(fn, args, kwargs, positions):
+    """The leaves (`kinds.leaves`) of each value `fn` called with `args` does not
+    differentiate (`not_differentiated`), in its containers, records and closures, a
+    list per value: walked once a call, for `held_constant`, and for the gradients,
+    which must not be one of their arrays (`arrays_of`)."""
     return [[arg] if type(arg) in _PLAIN else list(kinds.leaves(arg, into_closures=True))
-            for arg in _not_differentiated(args, kwargs, positions)]
+            for arg in not_differentiated(fn, args, kwargs, positions)]
 
 
 def arrays_of(fixed):
@@ -467,22 +469,35 @@ def arrays_of(fixed):
     return [leaf for leaves in fixed for leaf in leaves if type(leaf) is np.ndarray]
 
 
-def _not_differentiated(args, kwargs, positions):
-    return [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
+def not_differentiated(fn, args, kwargs, positions):
+    """The arguments of a call of `fn` at the positions `positions` do not name, its
+    keyword arguments, and the data `fn` reads from its closure cells and its module's
+    globals (a model or a table that `lambda w: loss(w, data)` reads)."""
+    found = [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
+    found += introspection.cell_values(fn)
+    module = fn.__globals__
+    return found + [module[name] for name in fn.__code__.co_names
+                    if name in module and _holds_data(module[name])]
 
 
-def held_constant(args, kwargs, positions, fixed):
-    """The ids of the arrays among the arguments not differentiated (their leaves `fixed`),
-    and of those arguments that are containers or objects, but for those the
-    differentiated arguments reach (in their closures too): calls resolved at run time
-    take them as constants (`runtime.constants`) until a differentiation nested in the
-    function starts, without walking them (a parser object holding a table of thousands
-    of slices, passed to a method called in a loop).
+def _holds_data(value):
+    """Whether `value` is a container, an array or an object with fields (`records`)."""
+    return type(value) in (tuple, list, dict, np.ndarray) or records.is_record(value)
+
+
+def held_constant(fn, args, kwargs, positions, fixed):
+    """The ids of the arrays among the values `fn` called with `args` does not
+    differentiate (`not_differentiated`; their leaves `fixed`), and of those values that
+    are containers or objects, but for those the differentiated arguments reach (in their
+    closures too): calls resolved at run time take them as constants
+    (`runtime.constants`) until a differentiation nested in the function starts,
+    without walking them (a parser object holding a table of thousands of slices,
+    passed to a method called in a loop, or held by the function's closure).
 
     An array object that is one of these has a zero derivative wherever the function
     reads it: pullback never updates an argument in place.
     """
-    others = _not_differentiated(args, kwargs, positions)
+    others = not_differentiated(fn, args, kwargs, positions)
     if all(type(arg) in _PLAIN for arg in others):
         return frozenset()
     reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}

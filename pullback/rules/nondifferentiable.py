@@ -93,7 +93,8 @@ nondifferentiable(
     dispatch.module_attribute, introspection.is_module, records.is_record, records.is_named_tuple,
     records.holds_field, records.defines,
     custom.vjp_of, custom.jvp_of, custom.is_custom, custom.check_cotangents, debugging.check_nan,
-    api.check_gradient_call, api.held_constant, api.check_arguments, api.argnums_tuple, api.seed,
+    api.check_gradient_call, api.held_constant, api.arrays_of, api.check_arguments,
+    api.argnums_tuple, api.seed,
     api.named_after, api.check_tangents, transform.tangent_kinds, tangents.zeros_of,
     tangents.zero_mapping,
 )
