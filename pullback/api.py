@@ -10,7 +10,16 @@ from .compiler.analysis import kinds
 from .compiler.frontend import anf, parse
 from .compiler.syntax import nodes
 from .rules import registry
-from .runtime import calls, cotangents, custom, debugging, dispatch, introspection, records
+from .runtime import (
+    calls,
+    constants,
+    cotangents,
+    custom,
+    debugging,
+    dispatch,
+    introspection,
+    records,
+)
 from .runtime import tangents as tangents_
 from .runtime.cotangents import ZERO, is_differentiable
 
@@ -439,7 +448,7 @@ def argnums_tuple(argnums):
 
 def check_gradient_call(fn, args, kwargs, positions):
     """Check a call of `grad(fn)`; return the names of the parameters differentiated and
-    what the values not differentiated hold (`fixed_leaves`)."""
+    what the arguments not differentiated hold (`fixed_leaves`)."""
     for i in positions:
         if not 0 <= i < len(args):
             raise ValueError(f"argnums {i} is out of range: {fn.__qualname__} was called "
@@ -452,16 +461,15 @@ def check_gradient_call(fn, args, kwargs, positions):
                 "and containers of them have gradients (pullback.vjp gives ZERO for others)"
             )
     names = {calls.parameter_at(calls.signature(fn), i) for i in positions}
-    return names, fixed_leaves(fn, args, kwargs, positions)
+    return names, fixed_leaves(args, kwargs, positions)
 
 
-def fixed_leaves(fn, args, kwargs, positions):
-    """The leaves (`kinds.leaves`) of each value `fn` called with `args` does not
-    differentiate (`not_differentiated`), in its containers, records and closures, a
-    list per value: walked once a call, for `held_constant`, and for the gradients,
-    which must not be one of their arrays (`arrays_of`)."""
+def fixed_leaves(args, kwargs, positions):
+    """The leaves (`kinds.leaves`) of each argument not differentiated, in its containers,
+    records and closures, a list per argument: walked once a call, for `held_constant`,
+    and for the gradients, which must not be one of their arrays (`arrays_of`)."""
     return [[arg] if type(arg) in _PLAIN else list(kinds.leaves(arg, into_closures=True))
-            for arg in not_differentiated(fn, args, kwargs, positions)]
+            for arg in _not_differentiated(args, kwargs, positions)]
 
 
 def arrays_of(fixed):
@@ -469,36 +477,36 @@ def arrays_of(fixed):
     return [leaf for leaves in fixed for leaf in leaves if type(leaf) is np.ndarray]
 
 
-def not_differentiated(fn, args, kwargs, positions):
-    """The arguments of a call of `fn` at the positions `positions` do not name, its
-    keyword arguments, and the data `fn` reads from its closure cells and its module's
-    globals (a model or a table that `lambda w: loss(w, data)` reads)."""
-    found = [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
-    found += introspection.cell_values(fn)
+def _not_differentiated(args, kwargs, positions):
+    return [arg for i, arg in enumerate(args) if i not in positions] + list(kwargs.values())
+
+
+def read_data(fn):
+    """The data `fn` reads from its closure cells and its module's globals (a model or a
+    table that `lambda w: loss(w, table)` reads): containers, arrays and objects with
+    fields."""
     module = fn.__globals__
-    return found + [module[name] for name in fn.__code__.co_names
-                    if name in module and _holds_data(module[name])]
-
-
-def _holds_data(value):
-    """Whether `value` is a container, an array or an object with fields (`records`)."""
-    return type(value) in (tuple, list, dict, np.ndarray) or records.is_record(value)
+    return [value for value in [*introspection.cell_values(fn), *(
+        module[name] for name in fn.__code__.co_names if name in module)]
+            if type(value) in (tuple, list, dict, np.ndarray) or records.is_record(value)]
 
 
 def held_constant(fn, args, kwargs, positions, fixed):
-    """The ids of the arrays among the values `fn` called with `args` does not
-    differentiate (`not_differentiated`; their leaves `fixed`), and of those values that
-    are containers or objects, but for those the differentiated arguments reach (in their
-    closures too): calls resolved at run time take them as constants
-    (`runtime.constants`) until a differentiation nested in the function starts,
-    without walking them (a parser object holding a table of thousands of slices,
-    passed to a method called in a loop, or held by the function's closure).
+    """What a call of `fn` with `args` holds constant (`runtime.constants`): the arrays
+    among the arguments not differentiated (their leaves `fixed`), and those arguments
+    that are containers or objects, but for those the differentiated arguments reach (in
+    their closures too); and, when a call resolved at run time is first given one, the
+    data `fn` reads from its closure and its globals (`read_data`), walked then. Calls
+    resolved at run time take them as constants until a differentiation nested in the
+    function starts, without walking them (a parser object holding a table of
+    thousands of slices, passed to a method called in a loop, or read from a global).
 
     An array object that is one of these has a zero derivative wherever the function
     reads it: pullback never updates an argument in place.
     """
-    others = not_differentiated(fn, args, kwargs, positions)
-    if all(type(arg) in _PLAIN for arg in others):
+    others = _not_differentiated(args, kwargs, positions)
+    data = read_data(fn)
+    if not data and all(type(arg) in _PLAIN for arg in others):
         return frozenset()
     reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}
     held = set()
@@ -508,7 +516,9 @@ def held_constant(fn, args, kwargs, positions, fixed):
         if type(arg) not in _PLAIN and type(arg) is not np.ndarray and not any(
                 id(leaf) in reached for leaf in leaves):
             held.add(id(arg))
-    return frozenset(held)
+    if not data:
+        return frozenset(held)
+    return constants.Held(held, {id(value): value for value in data}, reached)
 
 
 def check_arguments(fn, args):

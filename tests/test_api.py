@@ -280,13 +280,13 @@ def test_arguments_not_differentiated_are_constants_in_calls_resolved_at_run_tim
     w, data, extra = rng.standard_normal(3), rng.standard_normal(3), rng.standard_normal(3)
     args, kwargs = (w, [data, 1.0], w), {"k": extra}
     assert held_constant(_through_values, args, kwargs, (0,),
-                         fixed_leaves(_through_values, args, kwargs, (0,))) == {
+                         fixed_leaves(args, kwargs, (0,))) == {
         id(data), id(extra), id(args[1])}  # the list too: calls given it do not walk it
     assert held_constant(_through_values, (w, data), {}, (0, 1),
-                         fixed_leaves(_through_values, (w, data), {}, (0, 1))) == frozenset()
+                         fixed_leaves((w, data), {}, (0, 1))) == frozenset()
     reaching = ([data, lambda: w],)  # a closure over the differentiated array
     assert id(reaching[0]) not in held_constant(_through_values, (w, *reaching), {}, (0,),
-                                                fixed_leaves(_through_values, (w, *reaching),
+                                                fixed_leaves((w, *reaching),
                                                              {}, (0,)))
     with constants.holding({id(data)}):
         held = transform.param_kinds(_through_values, (w, data, extra), {}, held=True)

@@ -3605,14 +3605,18 @@ def test_data_a_function_reads_from_its_closure_or_globals_is_held_constant():
     or from a module global rather than passed: a call through it walked its table at
     every call (10,000 entries: 1.3 s a gradient, 18 ms as an argument). The data
     `grad`'s function reads there is held constant like its arguments
-    (`api.not_differentiated`). Orders 1 and 2, both modes."""
+    (`api.read_data`). Orders 1 and 2, both modes."""
     v = np.linspace(0.1, 1.0, 6)
     expected = pullback.grad(_parsed_loss, argnums=0)(v, _GLOBAL_PARSER)
     in_a_closure = _parser_loss_in_a_closure(_GLOBAL_PARSER)
     for fn in (in_a_closure, _loss_of_a_global_parser):
         held = pullback.api.held_constant(fn, (v,), {}, (0,),
-                                          pullback.api.fixed_leaves(fn, (v,), {}, (0,)))
+                                          pullback.api.fixed_leaves((v,), {}, (0,)))
         assert id(_GLOBAL_PARSER) in held
         np.testing.assert_allclose(pullback.grad(fn)(v), expected)
         check_grads(fn, (v,), order=2)
         check_grads(fn, (v,), order=2, modes="forward")
+    reaching = {"v": v}  # data holding the differentiated array is not held
+    held = pullback.api.held_constant(lambda v: _parsed_loss(reaching["v"] + v, _GLOBAL_PARSER),
+                                      (v,), {}, (0,), [])
+    assert id(reaching) not in held and id(_GLOBAL_PARSER) in held and id(v) not in held
