@@ -12,7 +12,6 @@ from .compiler.syntax import nodes
 from .rules import registry
 from .runtime import (
     calls,
-    constants,
     cotangents,
     custom,
     debugging,
@@ -518,7 +517,33 @@ def held_constant(fn, args, kwargs, positions, fixed):
             held.add(id(arg))
     if not data:
         return frozenset(held)
-    return constants.Held(held, {id(value): value for value in data}, reached)
+    return Held(held, {id(value): value for value in data}, reached)
+
+
+class Held:
+    """The ids of the values held constant (`ids`, a set), and values to hold when a
+    call first asks about one (`pending`, by id): the data a function reads from its
+    closure and its globals, walked only if a call resolved at run time is given it,
+    and held, with its arrays, unless a differentiated argument is among its leaves
+    (their ids `reached`)."""
+
+    def __init__(self, ids, pending, reached):
+        self.ids = ids
+        self.pending = pending
+        self.reached = reached
+
+    def __contains__(self, key):
+        if key in self.ids:
+            return True
+        value = self.pending.pop(key, None)
+        if value is None:
+            return False
+        leaves = list(kinds.leaves(value, into_closures=True))
+        if any(id(leaf) in self.reached for leaf in leaves):
+            return False
+        self.ids.add(key)
+        self.ids.update(id(leaf) for leaf in leaves if type(leaf) is np.ndarray)
+        return True
 
 
 def check_arguments(fn, args):
