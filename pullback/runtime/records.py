@@ -178,7 +178,6 @@ def refuse_if_overloaded(*operands):
             raise error
 
 
-_PLAIN = frozenset({float, int, bool, complex, np.ndarray, np.float64, tuple, list, dict})
 _OWN = __name__.split(".")[0] + "."  # pullback's values (ZERO, deferred sums) are arrays'
 
 
