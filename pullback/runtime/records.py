@@ -168,17 +168,26 @@ def refuse_if_overloaded(*operands):
     reflection (`__radd__`) in Python: generated code differentiates the operator as
     NumPy's there, its kinds having said "anything"."""
     *operands, where = operands
-    reflected = f"__r{where.construct[2:]}"
     for x in operands:
-        cls = type(x)
-        if cls not in _PLAIN and not cls.__module__.startswith(_OWN) and (
-                defines(cls, where.construct) or defines(cls, reflected)):
+        key = (type(x), where.construct)
+        found = _OVERLOADING.get(key)
+        if found is None:
+            found = _OVERLOADING[key] = _overloads(*key)
+        if found:
             error = operator_refusal(x)
             error.move(where.filename, where.lineno)
             raise error
 
 
-_OWN = __name__.split(".")[0] + "."  # pullback's values (ZERO, deferred sums) are arrays'
+def _overloads(cls, name):
+    """Whether class `cls` defines operator `name` or its reflection in Python, and is not
+    one of pullback's own (ZERO, deferred sums: arrays to the operators)."""
+    return cls not in _PLAIN and not cls.__module__.startswith(_OWN) and (
+        defines(cls, name) or defines(cls, f"__r{name[2:]}"))
+
+
+_OVERLOADING = {}  # (class, operator's method) -> `_overloads`
+_OWN = __name__.split(".")[0] + "."
 
 
 def defines(cls, name):
