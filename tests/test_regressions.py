@@ -3509,6 +3509,9 @@ class _Signed:
     def __getitem__(self, k):
         return self.c * k
 
+    def __float__(self):
+        return 4.0 * self.c
+
 
 _ON_AN_UNFORESEEN_OBJECT = {
     "-": lambda x, make: (-make(x)).c,
@@ -3518,6 +3521,7 @@ _ON_AN_UNFORESEEN_OBJECT = {
     "**": lambda x, make: (make(x) ** 2.0).c,
     "pow": lambda x, make: pow(make(x), 2.0).c,
     "[]": lambda x, make: make(x)[3.0],
+    "float": lambda x, make: float(make(x)),
 }
 
 
@@ -3535,7 +3539,8 @@ def test_every_operator_on_an_object_pullback_could_not_foresee_is_refused(name,
 
 
 def _operators_of_built_objects(x):
-    return abs(_Signed(x)).c + pow(_Signed(x), 3.0).c + (+_Signed(x)).c + (-_Signed(x)).c
+    return (abs(_Signed(x)).c + pow(_Signed(x), 3.0).c + (+_Signed(x)).c + (-_Signed(x)).c
+            + float(_Signed(x)))
 
 
 def _through_a_value(x, make):
@@ -3543,11 +3548,12 @@ def _through_a_value(x, make):
 
 
 def test_builtins_calling_an_operator_call_the_objects_method():
-    """`abs(obj)` and `pow(obj, k)` call `__abs__` and `__pow__`: they were differentiated as
-    NumPy's. On numbers from a call through a value they are NumPy's, unchecked by
-    nothing but a type test. Orders 1 and 2, both modes."""
+    """`abs(obj)`, `pow(obj, k)` and `float(obj)` call `__abs__`, `__pow__` and `__float__`:
+    they were differentiated as NumPy's (`float(obj)` crashed in the pullback). On
+    numbers from a call through a value they are NumPy's, checked by nothing but a type
+    test. Orders 1 and 2, both modes."""
     assert pullback.grad(_operators_of_built_objects)(0.7) == pytest.approx(
-        3.0 + 3.0 * 0.7 ** 2 + 5.0 - 2.0)
+        3.0 + 3.0 * 0.7 ** 2 + 5.0 - 2.0 + 4.0)
     for fn, args in ((_operators_of_built_objects, (0.7,)), (_through_a_value, (0.7, np.sin))):
         check_grads(fn, args, order=2, argnums=0)
         check_grads(fn, args, order=2, argnums=0, modes="forward")

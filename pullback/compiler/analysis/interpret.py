@@ -41,9 +41,9 @@ from . import aliases, callees, invariance, kinds, updates
 
 _SET_REFUSED = ("a set holding a differentiable value: a set has no order in which to hold "
                "the cotangents of its members; use a list or a tuple")
-_BY_OPERATOR = {abs: (operator.abs, 1), pow: (operator.pow, 2)}
-"""Builtins that call an operator's method of their argument's class (`__abs__`,
-`__pow__`), and their arity then."""
+_BY_OPERATOR = {abs: (operator.abs, 1), pow: (operator.pow, 2), float: (float, 1)}
+"""Builtins that call a method of their argument's class (`__abs__`, `__pow__`,
+`__float__`): what names the method (as an operator does), and their arity then."""
 _REPEAT_REFUSED = ("repeating a list or tuple that holds a differentiable value (xs * n) is "
                    "not supported: build it with a comprehension, [x for _ in range(n)], or "
                    "use an array and np.tile")
