@@ -3522,6 +3522,7 @@ _ON_AN_UNFORESEEN_OBJECT = {
     "pow": lambda x, make: pow(make(x), 2.0).c,
     "[]": lambda x, make: make(x)[3.0],
     "float": lambda x, make: float(make(x)),
+    "math.sin": lambda x, make: math.sin(make(x)),
 }
 
 
@@ -3554,6 +3555,10 @@ def test_builtins_calling_an_operator_call_the_objects_method():
     test. Orders 1 and 2, both modes."""
     assert pullback.grad(_operators_of_built_objects)(0.7) == pytest.approx(
         3.0 + 3.0 * 0.7 ** 2 + 5.0 - 2.0 + 4.0)
+    with pytest.raises(TransformError, match="math.sin of an object of class _Signed"):
+        pullback.grad(lambda x: math.sin(_Signed(x)))(0.7)  # its __float__ read in C
+    assert pullback.grad(lambda x: math.sin(float(_Signed(x))))(0.7) == pytest.approx(
+        4.0 * math.cos(2.8))
     for fn, args in ((_operators_of_built_objects, (0.7,)), (_through_a_value, (0.7, np.sin))):
         check_grads(fn, args, order=2, argnums=0)
         check_grads(fn, args, order=2, argnums=0, modes="forward")

@@ -439,6 +439,21 @@ class Interpreter:
         self.updates.guards.append((statements[position], records.refuse_if_overloaded,
                                     [a.id for a in unknown], self.error("", name)))
 
+    def refuse_floated(self, fn, args):
+        """`math.sin(p)` calls `p.__float__()` in compiled code, which pullback does not follow:
+        refused now for an object whose class the kinds tell, else checked when it runs
+        (`refuse_if_overloaded`)."""
+        for arg in args:
+            kind = self.kind_of(arg)
+            cls = kind.type if isinstance(kind, kinds.Container) else None
+            if records.defines(cls, "__float__"):
+                raise self.error(f"math.{fn.__name__} of an object of class {cls.__name__}, "
+                                 f"which it reads through __float__ in compiled code, where "
+                                 f"pullback does not follow it: write "
+                                 f"math.{fn.__name__}(float(p))", f"math.{fn.__name__}")
+        self.refuse_if_overloaded("__float__", [a for a in args if isinstance(a, nodes.Name)
+                                                and self.kind_of(a) is kinds.ANY])
+
     def product(self, target, operands):
         """`a * b`: a repetition of a tuple or list by a number the kinds tell
         (`structures.repeated`), else the product, refused when run if it repeats a
@@ -670,6 +685,8 @@ class Interpreter:
                 step = self.overloaded(target, _BY_OPERATOR[fn][0], args)
                 if step is not None:
                     return step
+            if getattr(fn, "__module__", None) == "math":
+                self.refuse_floated(fn, args)
             if registry.rule_for(fn) is not None:
                 step = self.primitive(target, fn, args, keywords)
                 if step is not None and self.is_cancelled_shift(target, fn, args, keywords):
