@@ -416,8 +416,7 @@ class Interpreter:
                 found[0].shape == "scalar"):  # a number's own method declines
             method, args = getattr(classes[1], reflected), operands[::-1]
         else:
-            self.refuse_if_overloaded(name, [a for a, k in zip(operands, found)
-                                          if k is kinds.ANY and isinstance(a, nodes.Name)])
+            self.refuse_if_overloaded(name, operands)
             return None
         call = nodes.call(nodes.name(method.__name__), args)
         resolved = self.resolve_call(method, call)
@@ -428,11 +427,13 @@ class Interpreter:
         return Step("dynamic", target, fn=records.operator_method,
                     args=[nodes.constant(name), nodes.constant(reflected), *operands])
 
-    def refuse_if_overloaded(self, name, unknown):
-        """Where the operands `unknown` of an operator of method `name` could be anything
-        (`ANY`), generated code checks before the operation that none is an object
-        whose class defines it, whose derivative would not be NumPy's
+    def refuse_if_overloaded(self, name, operands):
+        """Where `operands` of an operator of method `name` could be anything (`ANY`),
+        generated code checks before the operation that none is an object whose class
+        defines it, whose derivative would not be NumPy's
         (`records.refuse_if_overloaded`)."""
+        unknown = [a for a in operands
+                   if isinstance(a, nodes.Name) and self.kind_of(a) is kinds.ANY]
         if not unknown:
             return
         statements, position = self.place
@@ -451,8 +452,7 @@ class Interpreter:
                                  f"which it reads through __float__ in compiled code, where "
                                  f"pullback does not follow it: write "
                                  f"math.{fn.__name__}(float(p))", f"math.{fn.__name__}")
-        self.refuse_if_overloaded("__float__", [a for a in args if isinstance(a, nodes.Name)
-                                                and self.kind_of(a) is kinds.ANY])
+        self.refuse_if_overloaded("__float__", args)
 
     def product(self, target, operands):
         """`a * b`: a repetition of a tuple or list by a number the kinds tell
