@@ -1,5 +1,9 @@
 """scipy.special's rules, when SciPy is installed."""
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -80,3 +84,33 @@ def test_logsumexp_sign_is_a_constant():
     value, sign = special.logsumexp(a, b=b, return_sign=True)
     weights = b * np.exp(a - value) * sign
     assert np.allclose(pullback.grad(signed)(a, b), sign * weights)
+
+
+LATE_IMPORT = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import pullback
+    assert "scipy" not in sys.modules, "importing pullback imported SciPy"
+    from scipy import special, stats
+
+    def f(x, fn):
+        return fn(x) + stats.norm.logpdf(x, 0.5, 2.0)
+
+    x = 1.5
+    first = pullback.grad(f)(x, special.gammaln)
+    second = pullback.grad(pullback.grad(f))(x, special.gammaln)
+    assert np.isclose(first, special.digamma(x) - (x - 0.5) / 4.0), first
+    assert np.isclose(second, special.polygamma(1, x) - 0.25), second
+    print("ok")
+""")
+
+
+def test_rules_of_scipy_imported_after_pullback(tmp_path):
+    """Importing pullback does not import SciPy (it takes several times longer); SciPy's
+    rules register when the program imports it, here after pullback and read through a
+    value (`fn`) when the derivative runs."""
+    script = tmp_path / "late_import.py"
+    script.write_text(LATE_IMPORT)
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True,
+                            timeout=120, check=False)
+    assert result.returncode == 0 and result.stdout == "ok\n", result.stderr

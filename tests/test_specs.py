@@ -5,6 +5,8 @@ so a missing or wrong fact is a wrong gradient: these tests call every primitive
 with a spec on sample arguments and compare.
 """
 
+import importlib
+import importlib.util
 import inspect
 import warnings
 
@@ -13,11 +15,15 @@ import pytest
 
 import pullback
 from pullback.compiler.tangent import rules as tangent_rules
-from pullback.rules import registry
+from pullback.rules import SCIPY_FAMILIES, registry
 from pullback.runtime import cotangents, structures
 from pullback.runtime.cotangents import ZERO
 
 rng = np.random.default_rng(3)
+
+if importlib.util.find_spec("scipy") is not None:  # SciPy's rules register once it is imported
+    for library in SCIPY_FAMILIES.values():
+        importlib.import_module(library)
 
 
 def sample_calls(x):

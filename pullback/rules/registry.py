@@ -33,12 +33,16 @@ Each mode reads only the statements its rule needs.
 
 import dataclasses
 import functools
+import importlib
 import inspect
+import sys
 
 _SPECS = {}
 _UPDATING_METHODS = set()
 _METHOD_VERSIONS = {}  # (class, method name) -> the Python version of the method
 _OBJECT_METHODS = []  # (test, method name, version): see implements_method
+_DEFERRED = []  # (library's module, module of its rules): see register_when_imported
+_MODULES_SEEN = [0]  # how many modules were imported when `_DEFERRED` was last checked
 
 
 class _Cotangents:
@@ -315,7 +319,7 @@ def _methods_implemented(fn):
 
 def implementation_of(fn):
     """The Python version registered for callable `fn` (`implemented_by`), or None."""
-    spec = _SPECS.get(key(fn))
+    spec = _spec(fn)
     return spec.implementation if spec is not None else None
 
 
@@ -323,7 +327,10 @@ def method_implementation(obj, name):
     """The Python version of method `name` of `obj`, registered for that method of an
     object of its class (SciPy's frozen distributions hold copies of the distribution
     objects whose methods have versions), or None."""
-    return _METHOD_VERSIONS.get((type(obj), name))
+    version = _METHOD_VERSIONS.get((type(obj), name))
+    if version is None and _registered_imported():
+        version = _METHOD_VERSIONS.get((type(obj), name))
+    return version
 
 
 def implements_method(name, test):
@@ -360,19 +367,47 @@ def _check_fields(fields):
                         f"a spec holds {', '.join(FACTS)}")
 
 
+def register_when_imported(library, rules_module):
+    """Import `rules_module`, which registers the rules of the functions of module
+    `library` (`"scipy.special"`), at the first look-up of a rule after `library` is
+    imported: a library's rules cost its import only to the programs that import it."""
+    _DEFERRED.append((library, rules_module))
+
+
+def _registered_imported():
+    """Register the deferred rules of the libraries imported since the last look-up;
+    whether there were any."""
+    registered = False
+    while _DEFERRED and len(sys.modules) != _MODULES_SEEN[0]:  # rules may import libraries
+        _MODULES_SEEN[0] = len(sys.modules)
+        for entry in [entry for entry in _DEFERRED if entry[0] in sys.modules]:
+            _DEFERRED.remove(entry)
+            importlib.import_module(entry[1])
+            registered = True
+    return registered
+
+
+def _spec(fn):
+    spec = _SPECS.get(key(fn))
+    if spec is None and _registered_imported():
+        spec = _SPECS.get(key(fn))
+    return spec
+
+
 def spec_of(fn):
     """The Spec registered for callable `fn`, or None."""
-    return _SPECS.get(key(fn))
+    return _spec(fn)
 
 
 def specs():
-    """Every registered Spec."""
+    """Every registered Spec (of the libraries imported so far)."""
+    _registered_imported()
     return list(_SPECS.values())
 
 
 def rule_for(fn):
     """The Spec registered for callable `fn` if it has a template, else None."""
-    spec = _SPECS.get(key(fn))
+    spec = _spec(fn)
     return spec if spec is not None and spec.template is not None else None
 
 
@@ -386,26 +421,26 @@ def updates_in_place(fn, method, keywords):
     """Whether a call updates an argument in place: a call of `fn` (None when unknown),
     of a method named `method` (None for a function), or one passing `out=` (the
     names of its keyword arguments are `keywords`)."""
-    spec = _SPECS.get(key(fn)) if fn is not None else None
+    spec = _spec(fn) if fn is not None else None
     return ("out" in keywords or method in _UPDATING_METHODS
             or spec is not None and spec.updates)
 
 
 def is_nondifferentiable(fn):
     """Whether `fn` was declared non-differentiable."""
-    spec = _SPECS.get(key(fn))
+    spec = _spec(fn)
     return spec is not None and spec.nondifferentiable
 
 
 def constant_result(fn):
     """The kind declared for the results of non-differentiable `fn`, or None."""
-    spec = _SPECS.get(key(fn))
+    spec = _spec(fn)
     return spec.result if spec is not None and spec.nondifferentiable else None
 
 
 def holds(fn, fact):
     """The value of `fact` (one of `FACTS`) for `fn`, or None when `fn` has no spec."""
-    spec = _SPECS.get(key(fn))
+    spec = _spec(fn)
     return getattr(spec, fact) if spec is not None else None
 
 

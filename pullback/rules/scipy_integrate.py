@@ -1,5 +1,5 @@
-"""scipy.integrate's `odeint` and `solve_ivp`, when SciPy is installed, by the adjoint
-method.
+"""scipy.integrate's `odeint` and `solve_ivp`, by the adjoint method, registered when the
+program imports scipy.integrate (`pullback/rules/__init__.py`, `SCIPY_FAMILIES`).
 
 `odeint(func, y0, t, args=(...))` is differentiable in `y0`, `t` and `args` (floats and
 arrays, and tuples, lists and dicts of them), as autograd's is;

@@ -1,5 +1,5 @@
-"""scipy.linalg, when SciPy is installed (`pullback/rules/__init__.py` imports this
-module only then). Real matrices only.
+"""scipy.linalg, registered when the program imports it (`pullback/rules/__init__.py`,
+`SCIPY_FAMILIES`). Real matrices only.
 
 - `cholesky`, `cho_factor`, `cho_solve`, `solve_triangular`, `solve`, `inv`, `det`:
   the formulas of `numpy_linalg.py`, each cotangent folded onto the entries SciPy

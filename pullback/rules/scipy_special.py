@@ -1,5 +1,5 @@
-"""scipy.special, when SciPy is installed (`pullback/rules/__init__.py` imports this
-module only then).
+"""scipy.special, registered when the program imports it (`pullback/rules/__init__.py`,
+`SCIPY_FAMILIES`).
 
 Every template is written with NumPy, scipy.special functions that have rules here,
 and pullback's helpers, so derivatives of derivatives work. `logsumexp` takes `b=`

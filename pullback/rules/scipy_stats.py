@@ -1,6 +1,6 @@
 """scipy.stats's distributions, as Python versions pullback differentiates in their place
-(`registry.implemented_by`), when SciPy is installed (`pullback/rules/__init__.py`
-imports this module only then).
+(`registry.implemented_by`), registered when the program imports scipy.stats
+(`pullback/rules/__init__.py`, `SCIPY_FAMILIES`).
 
 A distribution's methods (`scipy.stats.norm.logpdf`) are bound methods of one object;
 each has a version here written with NumPy and `scipy.special`, taking SciPy's
