@@ -331,10 +331,11 @@ def test_a_vector_of_floats_has_numbers_for_items():
     assert found["xs"] is kinds.CONST_VECTOR and found["xs_2"] is kinds.VECTOR
     assert found["v"] is kinds.SCALAR
     assert found["head"] is kinds.VECTOR and found["picked"] is kinds.ARRAY
-    assert found["grid"] is kinds.CONST_ARRAY and found["counts"] is kinds.CONST_ARRAY
+    assert found["grid"] is kinds.CONST_MATRIX and found["counts"] is kinds.CONST_ARRAY
     assert kinds.of_value(np.ones(3)) is kinds.VECTOR
     assert kinds.of_value(np.ones(3, complex)) is kinds.VECTOR
-    assert kinds.of_value(np.ones((3, 1))) is kinds.ARRAY
+    assert kinds.of_value(np.ones((3, 1))) is kinds.MATRIX
+    assert kinds.of_value(np.ones((3, 1, 2))) is kinds.ARRAY
     assert kinds.of_value(np.arange(3)) is kinds.CONST
     check_grads(lambda a, x: filled(a, x, 4), (0.7, np.linspace(0.1, 0.4, 4)), order=2)
 
@@ -345,6 +346,45 @@ def test_a_vector_of_floats_has_numbers_for_items():
     ((kinds.VECTOR, kinds.ARRAY), kinds.ARRAY),
     ((kinds.VECTOR, kinds.CONST), kinds.ARRAY),  # an array of ints of any rank
     ((kinds.CONST_VECTOR, kinds.CONST_SCALAR), kinds.CONST_ARRAY),  # `v > 0` is no float
+    ((kinds.MATRIX, kinds.VECTOR, kinds.SCALAR), kinds.MATRIX),  # NumPy broadcasts
+    ((kinds.CONST_MATRIX, kinds.VECTOR), kinds.MATRIX),
+    ((kinds.MATRIX, kinds.ARRAY), kinds.ARRAY),
 ])
 def test_an_elementwise_operation_on_vectors_and_numbers_makes_a_vector(operands, result):
     assert kinds.promote(operands) is result
+
+
+def matrix_items(m, v, n, flag):
+    grid = np.zeros((n, n))
+    grid[0, 1] = v[0]
+    number = grid[1, 0]
+    row = m[0]
+    rows = m[1:]
+    both = m * v
+    like = np.zeros_like(m)
+    masked = v[flag]
+    literal = v[True]
+    diagonal = np.diag(v)
+    picked = m[np.array([0, 1])]
+    for each in m:
+        last = each
+    return number + row + rows + both + like + masked + literal + diagonal + picked + last
+
+
+def test_a_matrix_of_floats_has_numbers_at_two_indices():
+    """`np.zeros((n, m))`, `np.diag(v)` and a 2-D float argument are matrices of floats:
+    an item at two ints is a number; a row, at one int or as a loop's item, a vector (a
+    view of the matrix, which the alias analysis reads as any part of an array); a slice
+    of rows a matrix; rows at an array of indices an array. A bool index is no int
+    (`v[True]` is `v[None]`, an array): neither a literal nor an argument is taken for
+    one."""
+    interp = interpreter(matrix_items, m=kinds.MATRIX, v=kinds.VECTOR, n=kinds.CONST_SCALAR,
+                         flag=kinds.of_value(True))
+    found = interp.run().kinds
+    assert found["grid"] is kinds.CONST_MATRIX and found["grid_1"] is kinds.MATRIX
+    assert found["number"] is kinds.SCALAR and found["row"] is kinds.VECTOR
+    assert found["rows"] is kinds.MATRIX and found["both"] is kinds.MATRIX
+    assert found["like"] is kinds.CONST_MATRIX and found["diagonal"] is kinds.MATRIX
+    assert found["picked"] is kinds.ARRAY and found["last_2"] is kinds.VECTOR
+    assert found["masked"] is kinds.ARRAY and found["literal"] is kinds.ARRAY
+    assert kinds.of_value(True) is kinds.CONST and kinds.of_value(np.True_) is kinds.CONST

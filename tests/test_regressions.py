@@ -3631,3 +3631,147 @@ def test_data_a_function_reads_from_its_closure_or_globals_is_held_constant():
     held = pullback.api.held_constant(lambda v: _parsed_loss(reaching["v"] + v, _GLOBAL_PARSER),
                                       (v,), {}, (0,), [])
     assert id(reaching) not in held and id(_GLOBAL_PARSER) in held and id(v) not in held
+
+
+def _grid_filled_then_read(a, x):
+    """A table filled by `g[i, j] = ...` in nested loops, then read at two indices."""
+    n = len(x)
+    g = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            g[i, j] = math.sin(a * i + x[j]) * a
+    total = 0.0
+    for i in range(1, n):
+        for j in range(1, n):
+            total = total + g[i, j] * g[i - 1, j - 1]
+    return total
+
+
+def _quadratic_form_by_loops(m, x):
+    """A matrix argument read item by item: the sum of m[i, j] x[i] x[j]."""
+    total = 0.0
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            total = total + m[i, j] * x[i] * x[j]
+    return total
+
+
+def _soft_dtw_table(a, x):
+    """A dynamic-programming table over a matrix updated in place (`+=`) from its
+    neighbours, with a smooth minimum."""
+    n = len(x)
+    r = np.zeros((n + 1, n + 1)) + 10.0
+    r[0, 0] = 0.0
+    for i in range(1, n + 1):
+        for j in range(1, n + 1):
+            cost = (a * x[i - 1] - x[j - 1] * 0.5) ** 2
+            low = -np.logaddexp(np.logaddexp(-r[i - 1, j], -r[i, j - 1]), -r[i - 1, j - 1])
+            r[i, j] = cost
+            r[i, j] += low
+    return r[n, n]
+
+
+def _rows_and_items(m, a):
+    """Rows of a matrix (arrays), a slice of it (a matrix), and items at two ints."""
+    head = m[1:] * a
+    row = m[0]
+    total = np.sum(row * a) + head[0, 1] * m[1, 0]
+    for i in range(head.shape[0]):
+        total = total + head[i, i] ** 2
+    return total
+
+
+def _row_updated_in_place(m, a):
+    """A row of a matrix written into: Python changes the matrix, as must the gradient."""
+    m = m * 1.0
+    r = m[1]
+    r[0] = a * r[1]
+    return np.sum(m ** 2) + r[0]
+
+
+def _matrix_in_a_closure(m, x):
+    """A closure reads a matrix's items; `np.zeros_like` makes another that a loop fills."""
+    def weight(i, j):
+        return m[i, j] * x[j]
+
+    out = np.zeros_like(m)
+    for i in range(m.shape[0]):
+        for j in range(m.shape[1]):
+            out[i, j] = math.tanh(weight(i, j)) + out[i - 1, j]
+    return np.sum(out * m)
+
+
+def _bool_index(m, a):
+    """`m[True, 0]` picks a one-item array (a bool is a mask), not a number."""
+    t = True
+    return np.sum(m[t, 0] * a) + m[0, 1] * a
+
+
+
+def _row_filled_in_a_loop(m, a):
+    """A row (a vector, a view) updated by index in a loop, the matrix not read after."""
+    m = m * 1.0
+    r = m[1]
+    for k in range(3):
+        r[k] = a * r[k] ** 2 + r[k - 1]
+    return np.sum(r)
+
+
+def _rows_iterated(m, a):
+    """The rows of a matrix as a loop's items (vectors), each read by index."""
+    total = 0.0
+    for row in m:
+        acc = np.zeros(3)
+        for k in range(3):
+            acc[k] = row[k] * a + acc[k - 1]
+        total = total + np.sum(acc * row)
+    return total
+
+
+_MATRIX_ARGS = np.arange(1.0, 10.0).reshape(3, 3) * 0.1 + np.eye(3)
+_POINTS = np.linspace(0.2, 0.9, 5)
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_grid_filled_then_read, (0.7, _POINTS)),
+    (_quadratic_form_by_loops, (_MATRIX_ARGS, _POINTS[:3])),
+    (_soft_dtw_table, (0.7, _POINTS)),
+    (_rows_and_items, (_MATRIX_ARGS, 0.7)),
+    (_matrix_in_a_closure, (_MATRIX_ARGS, _POINTS[:3])),
+    (_bool_index, (_MATRIX_ARGS, 0.7)),
+    (_row_filled_in_a_loop, (_MATRIX_ARGS, 0.7)),
+    (_rows_iterated, (_MATRIX_ARGS, 0.7)),
+], ids=lambda case: getattr(case, "__name__", ""))
+def test_matrices_read_and_written_by_two_indices(fn, args):
+    """A matrix of floats (`np.zeros((n, n))`, a 2-D argument) read and written at two
+    ints: its items are numbers (`kinds.MATRIX`), so the code around them is a number's,
+    with no check of an operand that might be an object (an array grid filled then read:
+    13.9 → 10.9× its primal). Tables filled in nested loops, a DP table updated by `+=`,
+    rows and slices, a closure reading items, and a bool index, which NumPy reads as a new
+    axis (it was taken for an int on a vector, `v[True]`: a wrong gradient). Orders 1 and
+    2, both modes."""
+    check_grads(fn, args, order=2)
+    check_grads(fn, args, order=2, modes="forward")
+
+
+def test_a_row_of_a_matrix_updated_in_place_is_refused():
+    """Writing into a row (`r = m[1]; r[0] = ...`) changes the matrix, which is read
+    after: still refused at the user's line, as before the matrices' kind."""
+    with pytest.raises(TransformError, match=r"r\[...\] = ... updates r in place") as error:
+        pullback.grad(_row_updated_in_place)(_MATRIX_ARGS, 0.7)
+    assert error.value.lineno is not None and "test_regressions.py" in str(error.value)
+
+
+def _bool_flag_index(v, flag, a):
+    w = v * a
+    return np.sum(w[flag] * a) + w[0]
+
+
+def test_a_bool_argument_is_no_index_of_an_item():
+    """`v[flag]` with a bool `flag` is `v[None]` (an array of one row): a bool argument was
+    given the kind of an int, and the gradient was wrong. Orders 1 and 2, both modes, and
+    the same function with an int."""
+    v = np.array([0.5, 1.5, 2.0])
+    for flag in (True, False, 1):
+        check_grads(_bool_flag_index, (v, flag, 0.7), order=2, argnums=(0, 2))
+        check_grads(_bool_flag_index, (v, flag, 0.7), order=2, argnums=(0, 2), modes="forward")

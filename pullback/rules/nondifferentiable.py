@@ -12,9 +12,10 @@ from pullback.compiler.analysis.kinds import (
     CONST,
     CONST_ARRAY,
     CONST_SCALAR,
-    CONST_VECTOR,
+    Container,
     Items,
-    is_vector,
+    rank_of,
+    vector_or_array,
 )
 from pullback.rules import registry
 from pullback.rules.registry import declare, nondifferentiable
@@ -35,22 +36,26 @@ from pullback.runtime import (
     tangents,
 )
 
-nondifferentiable(len, int, bool, round, id, hash, any, all, np.ndim, np.size,
-                  np.ndarray.ndim, np.ndarray.size, result=CONST_SCALAR)
+nondifferentiable(len, int, round, id, hash, np.ndim, np.size, np.ndarray.ndim,
+                  np.ndarray.size, result=CONST_SCALAR)
+nondifferentiable(bool, any, all)  # a bool is no int index (`kinds._EXACT`)
 declare(len, np.shape, np.ndim, np.size, structural=(0,))
 nondifferentiable(range, np.shape, np.ndarray.shape, result=Items(CONST_SCALAR))
 nondifferentiable(np.eye, np.identity, np.arange, result=CONST_ARRAY)
 
 
 def _made(shape, *options, **named):
-    """`np.zeros(n)` is a vector of floats; with a shape of more axes or a dtype, an array."""
-    vector = shape.shape == "scalar" and not shape.active
-    return CONST_VECTOR if vector and not options and not named else CONST_ARRAY
+    """`np.zeros(n)` is a vector of floats, `np.zeros((n, m))` a matrix; with a shape of
+    more axes or a dtype, an array."""
+    parts = shape.items if isinstance(shape, Container) and shape.type is tuple else (shape,)
+    numbers = all(part is CONST_SCALAR for part in parts)
+    rank = len(parts) if numbers and not options and not named else None
+    return vector_or_array(False, rank)
 
 
 def _made_like(prototype, *options, **named):
-    """`np.zeros_like(x)` of a vector of floats `x` is one; else an array."""
-    return CONST_VECTOR if is_vector(prototype) and not options and not named else CONST_ARRAY
+    """`np.zeros_like(x)` of a vector or matrix of floats `x` is one; else an array."""
+    return vector_or_array(False, None if options or named else rank_of(prototype))
 
 
 nondifferentiable(np.zeros, np.ones, np.empty, result=_made)

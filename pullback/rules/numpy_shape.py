@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from pullback.compiler.analysis.kinds import ARRAY, Items
+from pullback.compiler.analysis.kinds import ARRAY, CONST, Items, rank_of, vector_or_array
 from pullback.rules.registry import adjoint, d, declare, nondifferentiable, t
 from pullback.runtime import structures
 from pullback.runtime.cotangents import reshape_like, unbroadcast, untranspose
@@ -182,7 +182,13 @@ def tril(z, m, k=0):
     d[m] = unbroadcast(np.tril(d[z], k), m)
 
 
-@adjoint(np.diag, result="array", linear=True, view=True)  # of a matrix: a read-only view
+def _diagonal_kind(v, k=None):
+    """`np.diag` of a vector of floats is a matrix of floats, of a matrix a vector."""
+    rank = {1: 2, 2: 1}.get(rank_of(v))
+    return vector_or_array(v.active, rank) if v.active or rank else CONST
+
+
+@adjoint(np.diag, result=_diagonal_kind, linear=True, view=True)  # of a matrix: a read-only view
 def diag(z, v, k=0):
     d[v] = undiag(d[z], v, k)
 

@@ -514,20 +514,25 @@ class Interpreter:
         elif isinstance(container, kinds.Items):
             self.kinds[target] = container if isinstance(value.slice, nodes.Slice) else (
                 container.element)
-        elif kinds.is_vector(container):
-            self.kinds[target] = self.vector_item(container, value.slice)
+        elif kinds.rank_of(container):
+            self.kinds[target] = self.ranked_item(container, value.slice)
         elif container.active:
             self.kinds[target] = kinds.ARRAY if kinds.is_array(container) else kinds.ANY
         return step
 
-    def vector_item(self, vector, index):
-        """The kind of `v[index]` of a vector of kind `vector`: a number at a number, a
-        vector at a slice, else (an array of indices) an array."""
+    def ranked_item(self, array, index):
+        """The kind of `a[index]` of a vector or matrix of kind `array`: at ints, one
+        axis fewer per int (`v[i]` and `m[i, j]` numbers, `m[i]` a vector, a view of the
+        matrix, as the alias analysis reads any part of an array); the same kind at a
+        slice (its first axis cut); else (an array of indices) an array."""
         if isinstance(index, nodes.Slice):
-            return vector
-        if self.updates.by_numbers(index):
-            return kinds.element(vector)
-        return kinds.vector_or_array(vector.active, None)
+            return array
+        parts = len(index.elts) if isinstance(index, nodes.Tuple) else 1
+        if parts > array.rank or not self.updates.by_numbers(index):
+            return kinds.vector_or_array(array.active, None)
+        if parts == array.rank:
+            return kinds.SCALAR if array.active else kinds.CONST_SCALAR
+        return kinds.vector_or_array(array.active, array.rank - parts)
 
     def closure(self, target, node):
         """A nested `def` or `lambda` is active when a variable it reads is (or may be:
@@ -1076,8 +1081,8 @@ class Interpreter:
             return self.kinds.get(atom.id, kinds.CONST)
         if isinstance(atom, nodes.Tuple):
             return kinds.promote([self.kind_of(e) for e in atom.elts] or [kinds.CONST])
-        if isinstance(atom, nodes.Constant) and isinstance(atom.value, (int, float)):
-            return kinds.CONST_SCALAR
+        if isinstance(atom, nodes.Constant) and type(atom.value) in (int, float):
+            return kinds.CONST_SCALAR  # not a bool (`kinds._EXACT`)
         if isinstance(atom, nodes.Constant) and atom.value is None:
             return kinds.NONE
         return kinds.CONST

@@ -23,10 +23,11 @@ from ...runtime.deferred import Deferred
 @dataclasses.dataclass(frozen=True, eq=False)
 class Kind:
     """A leaf kind: `active`, a shape class ("scalar", "array" or "unknown") and, for
-    an array known to be a vector of floats (or complex numbers), `rank` 1: its items
-    are numbers, not views, and writing into it keeps it a vector of floats.
+    an array known to be a vector or a matrix of floats (or complex numbers), its
+    `rank`, 1 or 2: its item at as many ints (`v[i]`, `m[i, j]`) is a number, not a
+    view, and writing into it keeps it an array of floats of that rank.
 
-    The nine below are the only ones; they compare (and hash, in cache keys) by
+    The eleven below are the only ones; they compare (and hash, in cache keys) by
     identity.
     """
 
@@ -48,6 +49,9 @@ ANY = Kind("ANY", True, "unknown")
 CONST_ARRAY = Kind("CONST_ARRAY", False, "array")
 VECTOR = Kind("VECTOR", True, "array", 1)
 CONST_VECTOR = Kind("CONST_VECTOR", False, "array", 1)
+MATRIX = Kind("MATRIX", True, "array", 2)
+CONST_MATRIX = Kind("CONST_MATRIX", False, "array", 2)
+_RANKED = {(True, 1): VECTOR, (False, 1): CONST_VECTOR, (True, 2): MATRIX, (False, 2): CONST_MATRIX}
 # `None`, which joins with a leaf kind to that kind: a variable set to `None` and then to
 # a number or an array (`best = None` before a loop, a name a loop assigns first) is that
 # value wherever its operations read it (on `None` they fail as the user's code does).
@@ -115,9 +119,9 @@ class Items:
 
 def constant(kind):
     """The kind of a value of kind `kind` held constant: a scalar stays a scalar, an
-    array an array, a vector a vector."""
-    if is_vector(kind):
-        return CONST_VECTOR
+    array an array, a vector a vector, a matrix a matrix."""
+    if isinstance(kind, Kind) and kind.rank:
+        return _RANKED[(False, kind.rank)]
     return _LEAVES[(False, kind.shape)] if kind.shape in ("scalar", "array") else CONST
 
 
@@ -132,17 +136,24 @@ def is_vector(kind):
 
 
 def vector_or_array(active, rank):
-    """The leaf kind of an array of floats of `rank` (None: unknown), `active` or not."""
-    if rank == 1:
-        return VECTOR if active else CONST_VECTOR
+    """The leaf kind of an array of floats of `rank` (1, 2, or None: unknown), `active`
+    or not."""
+    ranked = _RANKED.get((bool(active), rank))
+    if ranked is not None:
+        return ranked
     return ARRAY if active else CONST_ARRAY
+
+
+def rank_of(kind):
+    """The rank of arrays of kind `kind` (a vector's 1, a matrix's 2), or None."""
+    return kind.rank if isinstance(kind, Kind) else None
 
 
 def of_constant(value):
     """`constant(of_value(value))`, without looking into `value`."""
     if type(value) is np.ndarray:
         return constant(_of_array(value)) if is_differentiable(value) else CONST
-    if isinstance(value, (float, int, complex, np.number)):
+    if isinstance(value, (float, int, complex, np.number)) and not _is_bool(value):
         return CONST_SCALAR
     return CONST
 
@@ -176,7 +187,7 @@ def of_value(value, depth=0):
         return kind
     if type(value) is np.ndarray:
         return _of_array(value) if is_differentiable(value) else CONST
-    if isinstance(value, (bool, int, np.integer)):
+    if isinstance(value, (int, np.integer)) and not _is_bool(value):
         return CONST_SCALAR
     if isinstance(value, (tuple, list, dict)) or records.is_record(value):
         if depth == 0 and not _any_active(value):
@@ -210,10 +221,16 @@ _VIEWS = (type({}.values()), type({}.items()))
 
 def _of_array(array):
     """The kind of a differentiable `np.ndarray` (of floats or complex numbers)."""
-    return VECTOR if array.ndim == 1 else ARRAY
+    return vector_or_array(True, array.ndim if array.ndim in (1, 2) else None)
 
 
-_EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST_SCALAR, str: CONST, type(None): NONE}
+# A bool is no `CONST_SCALAR`: an int picks an item (`v[i]`, a number) where a bool adds an
+# axis (`v[True]` is `v[None]`), so the kinds must not take one for the other.
+_EXACT = {float: SCALAR, int: CONST_SCALAR, bool: CONST, str: CONST, type(None): NONE}
+
+
+def _is_bool(value):
+    return isinstance(value, (bool, np.bool_))
 
 
 def _container_of_value(value, depth):
@@ -293,8 +310,10 @@ def of_annotation(annotation, default=ANY):
     """The kind a parameter annotation promises (float, int, np.ndarray, ...)."""
     if annotation in (float, complex):
         return SCALAR
-    if annotation in (int, bool, str):
+    if annotation in (int, str):
         return CONST_SCALAR
+    if annotation is bool:
+        return CONST
     if annotation is np.ndarray:
         return ARRAY
     return default
@@ -302,13 +321,13 @@ def of_annotation(annotation, default=ANY):
 
 def promote(kinds):
     """The kind of an elementwise operation's result from its operands' kinds: a
-    differentiable one of vectors and numbers is a vector (of floats: a differentiable
-    operation makes floats)."""
+    differentiable one of vectors, matrices and numbers is an array of floats (a
+    differentiable operation makes floats) of their largest rank, as NumPy broadcasts."""
     active = any(k.active for k in kinds)
     shapes = {k.shape for k in kinds}
     if "array" in shapes:
-        vector = active and all(is_vector(k) or k.shape == "scalar" for k in kinds)
-        return vector_or_array(active, 1 if vector else None)
+        ranked = active and all(rank_of(k) or k.shape == "scalar" for k in kinds)
+        return vector_or_array(active, max(rank_of(k) or 0 for k in kinds) if ranked else None)
     if shapes <= {"scalar"}:
         return _LEAVES[(active, "scalar")]
     return _LEAVES[(active, "unknown")]
@@ -328,8 +347,8 @@ def join(a, b):
     if is_sequence(a) and is_sequence(b):
         return _items_of_either(a, b)
     active = a.active or b.active
-    if is_vector(a) and is_vector(b):
-        return vector_or_array(active, 1)
+    if rank_of(a) and rank_of(a) == rank_of(b):
+        return vector_or_array(active, a.rank)
     shape = a.shape if a.shape == b.shape else "unknown"
     return _LEAVES[(active, shape)]
 
@@ -408,6 +427,8 @@ def element(kind):
         return kind.element
     if is_vector(kind):
         return SCALAR if kind.active else CONST_SCALAR
+    if rank_of(kind):  # a row of a matrix
+        return vector_or_array(kind.active, kind.rank - 1)
     if is_array(kind):
         return ARRAY
     return ANY if kind.active else CONST

@@ -187,7 +187,7 @@ class Updates:
                 memory.view(target, value.value.id)
             else:
                 memory.fresh(target)
-        elif isinstance(value, nodes.Subscript) and kinds.is_vector(kind_of(
+        elif isinstance(value, nodes.Subscript) and kinds.rank_of(kind_of(
                 value.value)) and kind_of(nodes.name(target)).shape == "scalar":
             memory.fresh(target)  # a number
         elif isinstance(value, nodes.Subscript) and kind_of(value.value).shape == "array":
