@@ -490,3 +490,60 @@ def test_the_list_a_generator_fills_has_its_items_removed_in_python():
     assert "ditems_1 = listed(ditems_1, items_1_end)\n        for " in text
     check_grads(summed_over_a_generator, (0.7, xs), order=3)
     check_grads(summed_over_a_generator, (0.7, np.array(xs)), order=2)
+
+
+def filled_matrix(a, x):
+    """A table filled by index in nested loops from earlier items, then summed."""
+    n = len(x)
+    g = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            g[i, j] = math.sin(a * x[j] + g[i - 1, j]) * a
+    return np.sum(g ** 2)
+
+
+def lower_triangle(a, x):
+    """gmm_loops' Cholesky factor: a diagonal, then the entries below it one by one."""
+    d = 3
+    factor = np.diag(np.exp(x[:d] * a))
+    p = d
+    for column in range(d):
+        for row in range(column + 1, d):
+            factor[row, column] = x[p] * a
+            p += 1
+    return np.sum(np.dot(x[:d], factor) ** 2)
+
+
+def matrix_read_in_a_loop(a, x):
+    """A matrix argument read at two ints in a loop, its cotangent added to by index."""
+    m = np.outer(x, x) * a
+    total = 0.0
+    for i in range(1, len(x)):
+        total = total + m[i, i - 1] * m[i - 1, i] + math.cos(m[i, i])
+    return total
+
+
+MATRICES = [filled_matrix, lower_triangle, matrix_read_in_a_loop]
+
+
+@pytest.mark.parametrize("fn", MATRICES, ids=[f.__name__ for f in MATRICES])
+def test_a_matrix_of_floats_filled_in_a_loop(fn):
+    """A matrix of floats (`kinds.MATRIX`) updated and read at two ints in loops has its
+    cotangent updated in Python as a vector's (`arrayed`, `d[index] = 0.0`, reads by
+    `.item(index)`), and the forward writes into it in Python. Orders 1 to 3 against
+    finite differences, both modes at order 2."""
+    x = np.linspace(0.2, 0.9, 6)
+    check_grads(fn, (0.7, x), order=2)
+    check_grads(fn, (0.7, x), order=2, modes="forward")
+    check_grads(lambda a: fn(a, x), (0.7,), order=3)
+
+
+def test_a_matrixs_items_are_written_as_python():
+    """The pullback's loop updates a matrix's cotangent without a helper."""
+    x = np.linspace(0.2, 0.9, 6)
+    text = pullback.source(lower_triangle, 0.7, x)
+    assert "arrayed(dfactor" in text and "= dfactor_2.item(index)" in text
+    assert "dfactor_2[index] = 0.0" in text and "factor_2[index] = " in text
+    assert "without_item_into(" not in text and "with_item_into(" not in text
+    text = pullback.source(matrix_read_in_a_loop, 0.7, x)
+    assert "add_at_into(" not in text

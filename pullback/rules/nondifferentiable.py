@@ -41,7 +41,7 @@ nondifferentiable(len, int, round, id, hash, np.ndim, np.size, np.ndarray.ndim,
 nondifferentiable(bool, any, all)  # a bool is no int index (`kinds._EXACT`)
 declare(len, np.shape, np.ndim, np.size, structural=(0,))
 nondifferentiable(range, np.shape, np.ndarray.shape, result=Items(CONST_SCALAR))
-nondifferentiable(np.eye, np.identity, np.arange, result=CONST_ARRAY)
+nondifferentiable(np.arange, result=CONST_ARRAY)
 
 
 def _made(shape, *options, **named):
@@ -58,7 +58,13 @@ def _made_like(prototype, *options, **named):
     return vector_or_array(False, None if options or named else rank_of(prototype))
 
 
+def _identity(n, *options, **named):
+    """`np.eye(n)` and `np.identity(n)` are matrices of floats; with more options, arrays."""
+    return vector_or_array(False, None if options or named else 2)
+
+
 nondifferentiable(np.zeros, np.ones, np.empty, result=_made)
+nondifferentiable(np.eye, np.identity, result=_identity)
 nondifferentiable(np.zeros_like, np.ones_like, np.empty_like, result=_made_like)
 nondifferentiable(dict.keys, result=Items(CONST))
 

@@ -5,7 +5,14 @@ Matrix functions work on stacks of matrices (the last two axes), as NumPy's do.
 
 import numpy as np
 
-from pullback.compiler.analysis.kinds import ARRAY, CONST_SCALAR, sequence
+from pullback.compiler.analysis.kinds import (
+    ARRAY,
+    CONST,
+    CONST_SCALAR,
+    MATRIX,
+    product,
+    sequence,
+)
 from pullback.rules.registry import adjoint, d, nondifferentiable, t
 from pullback.runtime import linalg
 from pullback.runtime.cotangents import (
@@ -73,7 +80,7 @@ def _lstsq_result(*kinds):
     return sequence(tuple, [ARRAY, ARRAY, CONST_SCALAR, ARRAY])
 
 
-@adjoint(np.dot, np.ndarray.dot, result="array", multilinear=True)
+@adjoint(np.dot, np.ndarray.dot, result=product, multilinear=True)
 def dot(z, a, b, out=None):
     d[a] = dot_left(d[z], a, b)
     d[b] = dot_right(d[z], a, b)
@@ -92,7 +99,11 @@ def inner(z, a, b, /):
     d[b] = tensordot_right(d[z], a, b, axes)
 
 
-@adjoint(np.outer, *numpy_functions("linalg.outer"), result="array", multilinear=True)
+def _outer_kind(a, b, *_):
+    return MATRIX if a.active or b.active else CONST
+
+
+@adjoint(np.outer, *numpy_functions("linalg.outer"), result=_outer_kind, multilinear=True)
 def outer(z, a, b, out=None):
     d[a] = reshape_like(np.dot(d[z], np.ravel(b)), a)
     d[b] = reshape_like(np.dot(np.ravel(a), d[z]), b)

@@ -2,7 +2,14 @@
 
 import numpy as np
 
-from pullback.compiler.analysis.kinds import ARRAY, CONST, Items, rank_of, vector_or_array
+from pullback.compiler.analysis.kinds import (
+    ARRAY,
+    CONST,
+    Items,
+    rank_of,
+    same_rank,
+    vector_or_array,
+)
 from pullback.rules.registry import adjoint, d, declare, nondifferentiable, t
 from pullback.runtime import structures
 from pullback.runtime.cotangents import reshape_like, unbroadcast, untranspose
@@ -61,17 +68,17 @@ def ravel(z, a, order="C"):
 declare(np.ravel, np.ndarray.ravel, view=True)  # flatten copies
 
 
-@adjoint(np.transpose, result="array", linear=True, view=True)
+@adjoint(np.transpose, result=same_rank, linear=True, view=True)
 def transpose(z, a, axes=None):
     d[a] = untranspose(d[z], axes)
 
 
-@adjoint(np.ndarray.transpose, result="array", linear=True, view=True)
+@adjoint(np.ndarray.transpose, result=same_rank, linear=True, view=True)
 def transpose_method(z, a, *axes):
     d[a] = untranspose(d[z], axes)
 
 
-@adjoint(np.ndarray.T, result="array", linear=True, view=True)
+@adjoint(np.ndarray.T, result=same_rank, linear=True, view=True)
 def T(z, a):
     d[a] = np.transpose(d[z])
 

@@ -11,6 +11,7 @@ from pullback.compiler.analysis.kinds import (
     Items,
     concatenation,
     element,
+    product,
     sequence_type,
 )
 from pullback.rules.registry import adjoint, d, t
@@ -92,7 +93,7 @@ def positive(z, x):
     d[x] = d[z]
 
 
-@adjoint(operator.matmul, np.matmul, *numpy_functions("linalg.matmul"), result="array",
+@adjoint(operator.matmul, np.matmul, *numpy_functions("linalg.matmul"), result=product,
          multilinear=True)
 def matmul(z, x, y):
     d[x] = matmul_left(d[z], x, y)

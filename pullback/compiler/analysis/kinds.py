@@ -149,6 +149,23 @@ def rank_of(kind):
     return kind.rank if isinstance(kind, Kind) else None
 
 
+def product(a, b, *_):
+    """The kind of `np.dot(a, b)` or `a @ b` that carries a derivative: by the operands'
+    ranks where both are vectors or matrices (a number, a vector or a matrix of floats),
+    else an array; `CONST` for constant operands, which may be ints."""
+    if not (a.active or b.active):
+        return CONST
+    ranks = (rank_of(a), rank_of(b))
+    if None in ranks:
+        return ARRAY
+    return SCALAR if ranks == (1, 1) else vector_or_array(True, sum(ranks) - 2)
+
+
+def same_rank(a, *_):
+    """The kind of a transpose of `a`: of `a`'s rank where it carries a derivative."""
+    return vector_or_array(True, rank_of(a)) if a.active else CONST
+
+
 def of_constant(value):
     """`constant(of_value(value))`, without looking into `value`."""
     if type(value) is np.ndarray:

@@ -58,7 +58,7 @@ from ...runtime import mutation, structures
 from ...runtime.cotangents import ZERO
 from ..analysis import kinds
 from ..syntax import nodes
-from .items import is_number, subscript
+from .items import is_item_index, subscript
 
 
 def write_inline(statements, bindings, namer, kinds_of):
@@ -84,7 +84,8 @@ class _Inliner:
         self.kinds = kinds_of
         self.loads = nodes.read_counts(root)
         self.update_names = {bindings.name_of(f) for f in _UPDATES} - {None}
-        self.vectors = set()  # the cotangents of vectors, which hold floats, not `ZERO`
+        self.vectors = {}  # the cotangents of vectors and matrices (hold floats, not `ZERO`)
+        # -> their rank
         self.checked = set()  # the cotangents made lists or arrays (`check`) before an update
         self.in_loop = 0  # how many loops the statements being rewritten are in
         self.states = {}  # in a loop's pullback: a cotangent -> the state it is of, forward
@@ -115,14 +116,15 @@ class _Inliner:
 
     def read(self, stmt):
         """`v = item_of(x, i)` as `v = x[i]` where the item is never a view: `x` is a list or
-        tuple, or a vector and `i` a number."""
+        tuple, or a vector or matrix and `i` the index of a number of it."""
         value = stmt.value if isinstance(stmt, nodes.Assign) else None
         if not (isinstance(value, nodes.Call) and self.bindings.calls(value, mutation.item_of)
                 and len(value.args) == 2 and nodes.is_name(value.args[0])):
             return stmt
         x, index = value.args
         kind = self.kinds.get(x.id)
-        if kinds.sequence_type(kind) or kinds.is_vector(kind) and is_number(index, self.kinds):
+        if kinds.sequence_type(kind) or kinds.rank_of(kind) and is_item_index(
+                index, self.kinds, kinds.rank_of(kind)):
             return nodes.replaced(stmt, value=subscript(x, index))
         return stmt
 
@@ -147,10 +149,11 @@ class _Inliner:
                 continue
             lineno = nodes.lineno_of(loop)
             kind = self.kinds.get(length[0] if state is None else state)
-            if kinds.is_vector(kind):
+            if kinds.rank_of(kind):
+                self.vectors[var] = kinds.rank_of(kind)  # read by `all_inline`
                 if not self.all_inline(loop.body, var, _UPDATES):  # a slice: a view
+                    del self.vectors[var]
                     continue
-                self.vectors.add(var)
             elif not _numbers(kind):
                 continue
             self.checked.add(var)
@@ -314,11 +317,12 @@ class _Inliner:
             return None
         _, gs, x, indices = call.args
         if not (nodes.is_name(x) and isinstance(gs, nodes.Tuple)
-                and isinstance(indices, nodes.Tuple) and len(gs.elts) == len(indices.elts)
-                and all(is_number(i, self.kinds) for i in indices.elts)):
+                and isinstance(indices, nodes.Tuple) and len(gs.elts) == len(indices.elts)):
             return None
         kind = self.kinds.get(x.id)
-        return x.id if kinds.is_vector(kind) or _numbers(kind) else None
+        if not all(is_item_index(i, self.kinds, kinds.rank_of(kind)) for i in indices.elts):
+            return None
+        return x.id if kinds.rank_of(kind) or _numbers(kind) else None
 
     def rewritten(self, statements, var):
         """`statements` with the reads and updates of the items of list `var` inline."""
@@ -344,8 +348,8 @@ class _Inliner:
             source, index = value.args  # a read moved above an update (`in_place_lists`)
         else:
             return stmt
-        if var not in self.checked or not (nodes.is_name(source, var) and is_number(
-                index, self.kinds)):
+        if var not in self.checked or not (nodes.is_name(source, var) and is_item_index(
+                index, self.kinds, self.rank(var))):
             return stmt
         if var not in self.vectors:
             return nodes.replaced(stmt, value=subscript(source, index))
@@ -371,6 +375,10 @@ class _Inliner:
         return all(any(self.bindings.calls(call, f) for f in updates)
                    and self.inline(call, var) is not None for call in self._calls(statements, var))
 
+    def rank(self, var):
+        """The rank of the vector or matrix `var` is, or whose cotangent it is; else None."""
+        return self.vectors.get(var) or kinds.rank_of(self.kinds.get(var))
+
     def only_indexed(self, statements, var):
         """Whether `statements` read `var` only by its items and to update it: the alias
         analysis of the code's derivative would refuse an update in place of a list or
@@ -378,7 +386,8 @@ class _Inliner:
         return a view of an array)."""
         indexed = sum((isinstance(n, nodes.Subscript) and nodes.is_name(n.value, var)) or (
             self.bindings.calls(n, mutation.item_of) and nodes.is_name(n.args[0], var)
-            and is_number(n.args[1], self.kinds)) for s in statements for n in nodes.walk(s))
+            and is_item_index(n.args[1], self.kinds, self.rank(var)))
+            for s in statements for n in nodes.walk(s))
         chains = sum(nodes.single_target(stmt) == var and self.chain(stmt.value, var) is not None
                      for stmt in _own(statements))
         return nodes.read_counts(statements)[var] == chains + indexed
@@ -392,7 +401,7 @@ class _Inliner:
         """The Python statements of one update `call` of the list `var`, or None."""
         kind = self.kinds.get(var)
         if self.bindings.calls(call, mutation.with_item_into) and len(call.args) == 3 and (
-                kinds.is_vector(kind)):
+                kinds.rank_of(kind)):
             return [_set_item(var, call.args[1], nodes.clone(call.args[2]))]
         if self.bindings.calls(call, mutation.appended_into) and len(call.args) == 2 and (
                 kinds.sequence_type(kind) is list):
@@ -403,7 +412,7 @@ class _Inliner:
             pop = nodes.Attribute(value=nodes.name(var), attr="pop", ctx=nodes.LOAD)
             return [nodes.expr(nodes.call(pop, []))]
         if self.bindings.calls(call, mutation.without_item_into) and len(call.args) == 2 and (
-                is_number(call.args[1], self.kinds)):
+                is_item_index(call.args[1], self.kinds, self.rank(var))):
             zero = nodes.constant(0.0) if var in self.vectors else nodes.name(
                 self.bindings.object("ZERO", ZERO))
             return [_set_item(var, call.args[1], zero)]
