@@ -20,6 +20,7 @@ import pullback
 from pullback import TransformError
 from pullback.compiler import transform
 from pullback.compiler.analysis import kinds
+from pullback.runtime import mutation
 from pullback.testing import check_grads
 
 Pt = collections.namedtuple("Pt", "a b")
@@ -2008,6 +2009,39 @@ def test_an_item_updated_in_place_that_its_container_holds_twice_is_refused(fn, 
     assert info.value.lineno == fn.__code__.co_firstlineno + offset
 
 
+def test_the_check_of_an_item_held_twice_skips_rows_of_numbers():
+    """`refuse_if_held_twice` walks the whole container at each update of an item, so it
+    skips a row that holds numbers alone without a loop of its own (a table of lists,
+    `g[i][j] = v`, walked at every step: 989 → 191× its primal at 30 × 30); a row holding
+    the item, or a list that holds it, is still counted."""
+    row, error = [1.0, 2.0], ValueError("held twice")
+    mutation.refuse_if_held_twice([[0.5, 1, np.float64(2.0)], row, (3.0, True)], row, error)
+    for container in ([row, row], [[0.5], [row], row], [(1.0, 2.0), {"a": row}, row]):
+        with pytest.raises(ValueError, match="held twice"):
+            mutation.refuse_if_held_twice(container, row, error)
+
+
+def _table_of_lists(a, x):
+    n = len(x)
+    g = [[0.0] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            g[i][j] = math.sin(a * x[j] + g[i - 1][j]) * a
+    total = 0.0
+    for i in range(1, n):
+        for j in range(1, n):
+            total = total + g[i][j] * g[i - 1][j - 1]
+    return total
+
+
+def test_a_table_of_lists_filled_and_read():
+    """A table of lists updated by `g[i][j] = ...` in nested loops, then read at two
+    indices: orders 1 and 2, both modes."""
+    x = np.linspace(0.2, 0.9, 5)
+    check_grads(_table_of_lists, (0.7, x), order=2)
+    check_grads(_table_of_lists, (0.7, x), order=2, modes="forward")
+
+
 def _distinct_items_updated_in_a_loop(x):
     hs = [x * float(k) for k in range(4)]
     for k in range(4):
@@ -3728,6 +3762,61 @@ def _rows_iterated(m, a):
     return total
 
 
+
+@dataclasses.dataclass
+class _Dense:
+    w: np.ndarray
+    b: np.ndarray
+
+
+def _record_matrix_loop(layer, x):
+    """A dataclass's matrix read at two ints by a closure called in a loop."""
+    def unit(i):
+        return sum(layer.w[i, j] * x[j] for j in range(len(x))) + layer.b[i]
+    total = 0.0
+    for i in range(layer.w.shape[0]):
+        total = total + math.tanh(unit(i))
+    return total
+
+
+def _products_of_ranks(m, x):
+    """Products whose ranks the specs give: outer, `@` of a transpose, dot of a matrix and
+    a vector, of two vectors (a number), an identity; items and rows of the result."""
+    p = np.outer(x, x) @ m.T
+    v = np.dot(m, x)
+    s = x @ v
+    q = np.eye(len(x)) * s + p
+    total = 0.0
+    for i in range(len(x)):
+        total = total + q[i, i] * v[i] + np.dot(q[i], x)
+    return total
+
+
+def _rows_in_a_recursion(m, k):
+    if k == 0:
+        return np.sum(m[0] ** 2)
+    return m[k, k] * _rows_in_a_recursion(m, k - 1) + np.dot(m[k], m[k - 1])
+
+
+def _transposed_fill(m, a):
+    """A transpose's items read in nested loops that fill `np.zeros_like` of it."""
+    t = m.T * a
+    out = np.zeros_like(t)
+    for i in range(t.shape[0]):
+        for j in range(t.shape[1]):
+            out[i, j] = t[i, j] * out[i - 1, j - 1] + math.sin(t[j, i])
+    return np.sum(out)
+
+
+def _bools_and_ints_from_a_list(m, a):
+    """Bools read from a list as indices (new axes), beside ints (items)."""
+    flags = [True, False]
+    total = 0.0
+    for k, f in enumerate(flags):
+        total = total + np.sum(m[f, k] * a) + m[k, int(f)] * a
+    return total
+
+
 _MATRIX_ARGS = np.arange(1.0, 10.0).reshape(3, 3) * 0.1 + np.eye(3)
 _POINTS = np.linspace(0.2, 0.9, 5)
 
@@ -3741,6 +3830,11 @@ _POINTS = np.linspace(0.2, 0.9, 5)
     (_bool_index, (_MATRIX_ARGS, 0.7)),
     (_row_filled_in_a_loop, (_MATRIX_ARGS, 0.7)),
     (_rows_iterated, (_MATRIX_ARGS, 0.7)),
+    (_record_matrix_loop, (_Dense(_MATRIX_ARGS, _POINTS[:3]), _POINTS[:3])),
+    (_products_of_ranks, (_MATRIX_ARGS, _POINTS[:3])),
+    (lambda m: _rows_in_a_recursion(m, 2), (_MATRIX_ARGS,)),
+    (_transposed_fill, (_MATRIX_ARGS, 0.7)),
+    (_bools_and_ints_from_a_list, (_MATRIX_ARGS, 0.7)),
 ], ids=lambda case: getattr(case, "__name__", ""))
 def test_matrices_read_and_written_by_two_indices(fn, args):
     """A matrix of floats (`np.zeros((n, n))`, a 2-D argument) read and written at two

@@ -113,6 +113,8 @@ def refuse_if_shared(updated, reader, error):
 
 
 _NUMBERS = (float, int, complex, np.generic)
+_NUMBER_TYPES = frozenset((float, int, bool, complex, np.float64, np.float32, np.int64))
+_SEQUENCES = frozenset((list, tuple))
 
 
 def refuse_if_held_twice(container, item, error):
@@ -133,6 +135,8 @@ def _references(container, item):
     for value in container.values() if isinstance(container, dict) else container:
         if value is item:
             count += 1
+        elif type(value) in _SEQUENCES and set(map(type, value)) <= _NUMBER_TYPES:
+            continue  # a row of numbers, which holds nothing (its types found without a loop)
         elif isinstance(value, (list, tuple, dict)):
             count += _references(value, item)
         elif (type(value) is np.ndarray and type(item) is np.ndarray
