@@ -3848,6 +3848,35 @@ def test_matrices_read_and_written_by_two_indices(fn, args):
     check_grads(fn, args, order=2, modes="forward")
 
 
+def _diagonal_written_then_multiplied(w, x):
+    w = w * 1.0
+    for i in range(w.shape[0]):
+        w[i, i] = math.tanh(w[i, i]) * 2.0
+    return np.sum(np.tanh(w @ x))
+
+
+def _diagonal_read_after_a_product(w, xs):
+    total = 0.0
+    for x in xs:
+        total = total + np.sum(np.tanh(w @ x) * w[0])
+    for i in range(w.shape[0]):
+        total = total + w[i, i] * w[i, i - 1]
+    return total
+
+
+def test_a_large_matrixs_items_beside_its_products():
+    """A 40 × 40 matrix written or read at two ints in a loop whose pullback updates its
+    cotangent in Python, where that cotangent also holds a product's deferred outer
+    products (`deferred.OuterSum`): made an array before the loop. Order 1, and order 2
+    in forward mode."""
+    rng = np.random.default_rng(0)
+    w, x = rng.standard_normal((40, 40)) * 0.1, rng.standard_normal(40)
+    for fn, args in ((_diagonal_written_then_multiplied, (w, x)),
+                     (_diagonal_read_after_a_product, (w, [x, x * 0.5, -x]))):
+        check_grads(fn, args, order=1, argnums=0)
+        check_grads(fn, args, order=2, argnums=0, modes="forward")
+
+
 def test_a_row_of_a_matrix_updated_in_place_is_refused():
     """Writing into a row (`r = m[1]; r[0] = ...`) changes the matrix, which is read
     after: still refused at the user's line, as before the matrices' kind."""
