@@ -15,6 +15,7 @@ import re
 
 import numpy as np
 import pytest
+from test_invariant_reads import Layer
 
 import pullback
 from pullback import TransformError
@@ -3763,12 +3764,6 @@ def _rows_iterated(m, a):
 
 
 
-@dataclasses.dataclass
-class _Dense:
-    w: np.ndarray
-    b: np.ndarray
-
-
 def _record_matrix_loop(layer, x):
     """A dataclass's matrix read at two ints by a closure called in a loop."""
     def unit(i):
@@ -3830,7 +3825,7 @@ _POINTS = np.linspace(0.2, 0.9, 5)
     (_bool_index, (_MATRIX_ARGS, 0.7)),
     (_row_filled_in_a_loop, (_MATRIX_ARGS, 0.7)),
     (_rows_iterated, (_MATRIX_ARGS, 0.7)),
-    (_record_matrix_loop, (_Dense(_MATRIX_ARGS, _POINTS[:3]), _POINTS[:3])),
+    (_record_matrix_loop, (Layer(_MATRIX_ARGS, _POINTS[:3]), _POINTS[:3])),
     (_products_of_ranks, (_MATRIX_ARGS, _POINTS[:3])),
     (lambda m: _rows_in_a_recursion(m, 2), (_MATRIX_ARGS,)),
     (_transposed_fill, (_MATRIX_ARGS, 0.7)),

@@ -319,7 +319,7 @@ def _methods_implemented(fn):
 
 def implementation_of(fn):
     """The Python version registered for callable `fn` (`implemented_by`), or None."""
-    spec = _spec(fn)
+    spec = spec_of(fn)
     return spec.implementation if spec is not None else None
 
 
@@ -387,16 +387,13 @@ def _registered_imported():
     return registered
 
 
-def _spec(fn):
+def spec_of(fn):
+    """The Spec registered for callable `fn`, or None (after registering the deferred
+    rules of the libraries imported since the last look-up)."""
     spec = _SPECS.get(key(fn))
     if spec is None and _registered_imported():
         spec = _SPECS.get(key(fn))
     return spec
-
-
-def spec_of(fn):
-    """The Spec registered for callable `fn`, or None."""
-    return _spec(fn)
 
 
 def specs():
@@ -407,7 +404,7 @@ def specs():
 
 def rule_for(fn):
     """The Spec registered for callable `fn` if it has a template, else None."""
-    spec = _spec(fn)
+    spec = spec_of(fn)
     return spec if spec is not None and spec.template is not None else None
 
 
@@ -421,26 +418,26 @@ def updates_in_place(fn, method, keywords):
     """Whether a call updates an argument in place: a call of `fn` (None when unknown),
     of a method named `method` (None for a function), or one passing `out=` (the
     names of its keyword arguments are `keywords`)."""
-    spec = _spec(fn) if fn is not None else None
+    spec = spec_of(fn) if fn is not None else None
     return ("out" in keywords or method in _UPDATING_METHODS
             or spec is not None and spec.updates)
 
 
 def is_nondifferentiable(fn):
     """Whether `fn` was declared non-differentiable."""
-    spec = _spec(fn)
+    spec = spec_of(fn)
     return spec is not None and spec.nondifferentiable
 
 
 def constant_result(fn):
     """The kind declared for the results of non-differentiable `fn`, or None."""
-    spec = _spec(fn)
+    spec = spec_of(fn)
     return spec.result if spec is not None and spec.nondifferentiable else None
 
 
 def holds(fn, fact):
     """The value of `fact` (one of `FACTS`) for `fn`, or None when `fn` has no spec."""
-    spec = _spec(fn)
+    spec = spec_of(fn)
     return getattr(spec, fact) if spec is not None else None
 
 

@@ -84,8 +84,7 @@ class _Inliner:
         self.kinds = kinds_of
         self.loads = nodes.read_counts(root)
         self.update_names = {bindings.name_of(f) for f in _UPDATES} - {None}
-        self.vectors = {}  # the cotangents of vectors and matrices (hold floats, not `ZERO`)
-        # -> their rank
+        self.vectors = {}  # a vector's or matrix's cotangent (floats, not `ZERO`) -> its rank
         self.checked = set()  # the cotangents made lists or arrays (`check`) before an update
         self.in_loop = 0  # how many loops the statements being rewritten are in
         self.states = {}  # in a loop's pullback: a cotangent -> the state it is of, forward
