@@ -19,8 +19,10 @@ from pullback.runtime.cotangents import (
     matmul_left_all,
     matmul_right,
     matmul_right_all,
+    shape_of,
     unbroadcast,
     unbroadcast_all,
+    unbroadcast_to,
     unreduce,
 )
 from pullback.runtime.deferred import Deferred, outer_sum
@@ -66,6 +68,15 @@ def test_unbroadcast_sums_the_broadcast_axes(g_shape, x_shape, layout):
                 if n == 1 and g_shape[len(g_shape) - len(x_shape) + i] != 1), keepdims=False)
     assert np.allclose(unbroadcast(g, x), np.reshape(want, x_shape), rtol=1e-5, atol=1e-4)
     assert np.shape(unbroadcast(g, x)) == x_shape
+
+
+@pytest.mark.parametrize("g_shape, x_shape", BROADCASTS)
+def test_unbroadcast_to_a_shape_is_unbroadcast_to_an_array_of_it(g_shape, x_shape):
+    """What a pullback holding `shape_of(x)` computes is what it computed holding `x`."""
+    g, x = rng.standard_normal(g_shape), np.ones(x_shape)
+    np.testing.assert_array_equal(unbroadcast_to(g, shape_of(x)), unbroadcast(g, x))
+    assert unbroadcast_to(2.0, shape_of(np.float64(1.0))) == unbroadcast(2.0, np.float64(1.0))
+    assert unbroadcast_to(g, shape_of(ZERO)) is ZERO and unbroadcast_to(ZERO, x_shape) is ZERO
 
 
 def test_unbroadcast_of_numbers_is_the_number():

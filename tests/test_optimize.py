@@ -522,7 +522,8 @@ def test_a_reductions_cotangent_multiplies_without_a_broadcast(fn, shape, produc
     """Unless it is read otherwise, reduced along a later axis without keeping it
     (`column_sums`' second sum), or multiplied by an array of another expression."""
     text = pullback.source(fn, np.ones(shape))
-    assert text.count("unreduce(") == kept and all(p in text for p in products)
+    assert text.count("unreduce(") + text.count("unreduce_to(") == kept
+    assert all(p in text for p in products)
 
 
 @pytest.mark.parametrize("fn, x", [(logsumexp, np.array([0.5, 2.0, -1.0, 2.0])),
@@ -1143,3 +1144,124 @@ def test_a_recursions_pullback_called_twice_sums_each_time():
     first, second = pullback_fn(1.0)[0], pullback_fn(2.0)[0]
     for key in params:
         np.testing.assert_allclose(second[key], 2.0 * first[key])
+
+
+# -- values a pullback reads only for their shape ------------------------------------
+
+
+def dense_layer_energy(w, b, x):
+    """`h` is read by the pullback only to sum `dh` to its shape; `out` for its values."""
+    h = x @ w
+    out = np.tanh(h + b)
+    return np.sum(out * out)
+
+
+def gated_steps(w, b, xs):
+    """A loop's value `a` read by its step only for its shape; the bias `b`, read from
+    outside the loop, keeps its one sum after the loop (`unbroadcast_all`)."""
+    h = np.zeros(3)
+    for x in xs:
+        a = w @ h + x
+        h = np.tanh(a + b)
+    return np.sum(h * h)
+
+
+def mean_squared_error(w, x, y):
+    """`np.mean` reads the squares for their shape twice: to broadcast its cotangent
+    back (`unreduce`) and to count them (`reduced_size`)."""
+    err = x @ w - y
+    return np.mean(err ** 2)
+
+
+def closure_reads_it(w, x):
+    """A closure reading `h` itself: `h` stays held as it is."""
+    h = x * w
+
+    def scaled(s):
+        return h * s + w
+
+    return np.sum(scaled(2.0) ** 2)
+
+
+SHAPE_CASES = [
+    ("dense_layer", dense_layer_energy, lambda: (
+        np.linspace(-0.5, 0.5, 12).reshape(4, 3), np.array([0.1, -0.2, 0.3]),
+        np.linspace(-1.0, 1.0, 20).reshape(5, 4)), (0, 1)),
+    ("loop_step", gated_steps, lambda: (
+        np.array([[0.2, -0.1, 0.3], [0.0, 0.4, -0.2], [0.1, 0.1, 0.1]]),
+        np.array([0.05, -0.1, 0.2]), [np.array([0.3, -0.2, 0.1]), np.array([0.0, 0.5, -0.4])]),
+     (0, 1)),
+    ("mean", mean_squared_error, lambda: (
+        np.array([0.5, -0.3]), np.linspace(-1.0, 1.0, 12).reshape(6, 2),
+        np.linspace(0.2, 0.7, 6)), (0,)),
+    ("closure", closure_reads_it, lambda: (np.array([0.3, -0.4, 0.5]),
+                                           np.array([[1.0, 2.0, -1.0], [0.5, 0.0, 1.5]])), (0,)),
+]
+
+
+@pytest.mark.parametrize("name, fn, make_args, argnums", SHAPE_CASES,
+                         ids=[c[0] for c in SHAPE_CASES])
+def test_a_value_read_only_for_its_shape_is_held_as_its_shape(name, fn, make_args, argnums):
+    """The forward binds `x_shape = shape_of(x)` and the pullback's helpers read it
+    (`unbroadcast_to`, `unreduce_to`, `reduced_size_of`); a value a closure reads, or
+    a loop reads from outside it, is held as before. Orders 1 to 3, and forward over
+    reverse."""
+    args = make_args()
+    text = pullback.source(fn, *args, argnums=argnums)
+    held_as_shape = {"dense_layer": "h", "loop_step": "a", "mean": "err_pow_2",
+                     "closure": None}[name]
+    if held_as_shape:
+        assert f"{held_as_shape}_shape = shape_of({held_as_shape})" in text
+        assert f"{held_as_shape}_shape)" in text
+        assert not re.search(rf"(unbroadcast|unreduce)\([^)]*, {held_as_shape}\b", text)
+    else:
+        assert "shape_of(" not in text
+    if name == "loop_step":
+        assert "unbroadcast_all(" in text
+    if name == "mean":
+        assert "reduced_size_of(err_pow_2_shape" in text
+    check_grads(fn, args, order=3, argnums=argnums)
+    first = args[argnums[0]]
+    direction = np.ones_like(first) * 0.3
+
+    def along(t):
+        return fn(*[first + t * direction if i == argnums[0] else a for i, a in enumerate(args)])
+
+    assert pullback.jvp(pullback.grad(along), (0.0,), (1.0,))[1] == pytest.approx(
+        pullback.hessian(along)(0.0), rel=1e-7)
+
+
+def test_a_pullback_holding_shapes_keeps_less():
+    """`vjp` of `dense_layer_energy` keeps `out` (read by its pullback), not `h` too."""
+    import tracemalloc
+
+    w, b, x = np.full((100, 200), 0.01), np.zeros(200), np.ones((300, 100))
+    pullback.vjp(dense_layer_energy, w, b, x)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = pullback.vjp(dense_layer_energy, w, b, x)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    out_bytes = 300 * 200 * 8
+    assert out_bytes <= held < 1.5 * out_bytes
+    assert kept[1](1.0)[0].shape == w.shape
+
+
+def summed_parts(x, n):
+    """`sum(parts)` has an array's kind, and is the int 0 when the loop runs no step."""
+    parts = []
+    for i in range(n):
+        parts.append(x * float(i))
+    total = sum(parts)
+    y = total + x
+    return np.sum(y * y)
+
+
+@pytest.mark.parametrize("n", [0, 3])
+def test_the_shape_held_of_an_array_that_is_a_number_at_run_time(n):
+    """`shape_of` reads any value's shape, as `unbroadcast` did (`0.shape` would raise)."""
+    x = np.array([0.3, -0.2])
+    assert "total_shape = shape_of(total)" in pullback.source(summed_parts, x, n, argnums=0)
+    check_grads(summed_parts, (x, n), order=2, argnums=(0,))

@@ -41,6 +41,8 @@ nondifferentiable(len, int, round, id, hash, np.ndim, np.size, np.ndarray.ndim,
 nondifferentiable(bool, any, all)  # a bool is no int index (`kinds._EXACT`)
 declare(len, np.shape, np.ndim, np.size, structural=(0,))
 nondifferentiable(range, np.shape, np.ndarray.shape, result=Items(CONST_SCALAR))
+# the shape a pullback keeps of a value it sums a cotangent to (optimize/shape_reads)
+nondifferentiable(cotangents.shape_of, result=Items(CONST_SCALAR))
 nondifferentiable(np.arange, result=CONST_ARRAY)
 
 
@@ -85,7 +87,8 @@ nondifferentiable(
     np.digitize, np.linalg.matrix_rank, np.result_type,
     # pullback's own masks, counts, shapes and bookkeeping
     cotangents.extremum_share, cotangents.tie_share, cotangents.within,
-    cotangents.reduced_size, cotangents.degrees_of_freedom, cotangents.broadcast_axes,
+    cotangents.reduced_size, cotangents.reduced_size_of, cotangents.degrees_of_freedom,
+    cotangents.broadcast_axes,
     cotangents.normalize_axis,
     cotangents.reduction_order, cotangents.pair_shape, cotangents.inverse_permutation,
     cotangents.dot_axes_left, cotangents.dot_axes_right, cotangents.tensordot_layout,
@@ -122,6 +125,8 @@ nondifferentiable(mutation.refuse_if_shared, mutation.refuse_if_held_twice,
 # interpret): it reads only the operands' types
 nondifferentiable(records.refuse_if_overloaded)
 declare(records.refuse_if_overloaded, structural=(0, 1))
+# a mean's count, which reads only the shape of what it reduced (optimize/shape_reads)
+declare(cotangents.reduced_size, shaped=(0, cotangents.reduced_size_of))
 # the length a pullback keeps of a list appended to in place (optimize/in_place_lists)
 nondifferentiable(structures.list_version)
 declare(structures.list_version, structural=(0,))

@@ -188,8 +188,14 @@ def summed_once_(z, x, nested):
 
 
 @adjoint(cotangents.unbroadcast, summed=(cotangents.unbroadcast_all, (0,)),
-         identity=(0, "shaped like the result", 1), linear=True)
+         identity=(0, "shaped like the result", 1), shaped=(1, cotangents.unbroadcast_to),
+         linear=True)
 def unbroadcast_(z, g, x):
+    d[g] = rebroadcast(d[z], g)
+
+
+@adjoint(cotangents.unbroadcast_to, linear=True)
+def unbroadcast_to_(z, g, shape):
     d[g] = rebroadcast(d[z], g)
 
 
@@ -213,8 +219,14 @@ def reshape_like_(z, g, x, order="C"):
     d[g] = reshape_like(d[z], g, order)
 
 
-@adjoint(cotangents.unreduce, identity=(0, "scalar", 1), linear=True)
+@adjoint(cotangents.unreduce, identity=(0, "scalar", 1), shaped=(1, cotangents.unreduce_to),
+         linear=True)
 def unreduce_(z, g, x, axis=None, keepdims=False):
+    d[g] = np.sum(d[z], axis=axis, keepdims=keepdims)
+
+
+@adjoint(cotangents.unreduce_to, linear=True)
+def unreduce_to_(z, g, shape, axis=None, keepdims=False):
     d[g] = np.sum(d[z], axis=axis, keepdims=keepdims)
 
 

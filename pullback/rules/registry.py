@@ -66,7 +66,7 @@ t = _Tangents()
 
 FACTS = ("linear", "multilinear", "absorbing", "view", "same", "copy", "items", "shift", "summed",
          "identity", "updates", "implementation", "lazy", "iterates", "refused",
-         "structural", "indexed")
+         "structural", "indexed", "shaped")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
@@ -154,6 +154,11 @@ class Spec:
         gave before.
       indexed: the positions of the arguments it reads only at the index it is given
         (`written_item(g, index, ...)` reads `g[index]`).
+      shaped: `(position, by_shape)`: it reads its argument at `position` only for its
+        shape, and `by_shape`, given `cotangents.shape_of` of that argument in its
+        place, computes the same (`unbroadcast(g, x)`, `unbroadcast_to(g,
+        shape_of(x))`): a pullback then holds the shape, not the value
+        (`compiler.optimize.shape_reads`).
     """
 
     primitive: object
@@ -177,6 +182,7 @@ class Spec:
     refused: dict = None
     structural: tuple = ()
     indexed: tuple = ()
+    shaped: tuple = None
     _layouts: dict = dataclasses.field(default_factory=dict, repr=False)
 
     def __post_init__(self):

@@ -223,12 +223,30 @@ def unbroadcast(g, x):
             return g.sum() if g.ndim else g
     elif (g_kind is float or g_kind is np.float64) and (kind is float or kind is np.float64):
         return g
-    if g is ZERO or x is ZERO:
+    if x is ZERO:
         return ZERO
-    shape = np.shape(x)
+    return unbroadcast_to(g, np.shape(x))
+
+
+def unbroadcast_to(g, shape):
+    """Cotangent `g` summed to `shape`: `unbroadcast(g, x)` for an array `x` whose
+    `shape_of` is `shape`, which a pullback then need not hold
+    (`compiler.optimize.shape_reads`)."""
+    if type(g) is np.ndarray and type(shape) is tuple:
+        return g if g.shape == shape else summed_to(g, shape)
+    if g is ZERO or shape is ZERO:
+        return ZERO
     if np.shape(g) == shape:
         return g
     return summed_to(np.asarray(g), shape)
+
+
+def shape_of(x):
+    """The shape of `x` that `unbroadcast_to` sums to: `ZERO` for a symbolic zero (a
+    cotangent, in derivatives of derivatives), whose `unbroadcast` is `ZERO`."""
+    if type(x) is np.ndarray:
+        return x.shape
+    return ZERO if x is ZERO else np.shape(x)
 
 
 def unbroadcast_all(gs, x):
@@ -320,9 +338,16 @@ def broadcast_axes(result_shape, shape):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast cotangent `g` of a reduction of `x` back to `x`'s shape."""
-    if g is ZERO or x is ZERO:
+    if x is ZERO:
         return ZERO
-    shape = x.shape if type(x) is np.ndarray else np.shape(x)
+    return unreduce_to(g, x.shape if type(x) is np.ndarray else np.shape(x), axis, keepdims)
+
+
+def unreduce_to(g, shape, axis=None, keepdims=False):
+    """`unreduce(g, x, axis, keepdims)` for an `x` whose `shape_of` is `shape`, which a
+    pullback then need not hold (`compiler.optimize.shape_reads`)."""
+    if g is ZERO or shape is ZERO:
+        return ZERO
     if axis is not None and not keepdims and np.ndim(g):
         g = _with_axes(g, axis, len(shape))
     return broadcast_view(g, shape)
@@ -366,9 +391,17 @@ def reduced_size(x, z, axis=None, where=True):
     """How many elements of `x` were reduced into each element of `z`: all of them,
     or those where the `where=` mask of the reduction holds (then shaped with the
     reduced axes kept)."""
+    return reduced_size_of(x.shape if type(x) is np.ndarray else np.shape(x), z, axis, where)
+
+
+def reduced_size_of(shape, z, axis=None, where=True):
+    """`reduced_size(x, z, axis, where)` for an `x` whose `shape_of` is `shape` (a
+    symbolic zero's counts as a number's)."""
+    if shape is ZERO:
+        shape = ()
     if where is True:
-        return _size(x) // max(_size(z), 1)
-    return np.sum(np.broadcast_to(where, np.shape(x)), axis=axis, keepdims=True)
+        return math.prod(shape) // max(_size(z), 1)
+    return np.sum(np.broadcast_to(where, shape), axis=axis, keepdims=True)
 
 
 def _size(x):

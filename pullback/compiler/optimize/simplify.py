@@ -5,7 +5,8 @@ is bound once on each path (`ir`). A recursion's pullback first collects its cal
 cotangents of the parameters they pass on unchanged, to be summed once by the
 outermost call (`recursion_terms`). Then pullbacks' bodies are rewritten by general rules to a
 fixed point (`rewrite`: sums, products, tuple displays, copies and dead code), and
-each sum is written as Python (`ir.lower`). Then the loops that keep caches of
+each sum is written as Python (`ir.lower`). The values pullbacks read only for their
+shape are held as their shape (`shape_reads`). Then the loops that keep caches of
 values instead of a closure per iteration are written as Python (`loop_caches`),
 their sums over the environment made once after them (`loop_sums`), and the lists
 they update by index updated in place where no one reads the earlier versions
@@ -21,6 +22,7 @@ from .in_place_lists import update_in_place
 from .inline_items import write_inline
 from .loop_caches import lower_loops
 from .recursion_terms import collect_recursion_terms
+from .shape_reads import hold_shapes
 from .slice_chains import bound_values
 
 
@@ -40,7 +42,9 @@ def optimize(forward, bindings, namer, kinds_of, shapes):
     def optimized(body):
         return ir.lower(rewrite.rewrite(body, context, dead_code), bindings)
 
-    body = lower_loops(_pullbacks(forward.body, optimized), bindings, namer)
+    shaped = hold_shapes(nodes.replaced(forward, body=_pullbacks(forward.body, optimized)),
+                         bindings, namer, kinds_of)
+    body = lower_loops(shaped.body, bindings, namer)
     body = update_in_place(body, bindings, namer, kinds_of)
     return nodes.replaced(forward, body=write_inline(body, bindings, namer, kinds_of))
 
