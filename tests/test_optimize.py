@@ -8,6 +8,7 @@ import re
 
 import numpy as np
 import pytest
+from test_invariant_reads import Layer
 from test_regressions import (
     scalars_in_a_list_updated_by_index,
     weights_tree_loss,
@@ -1265,3 +1266,109 @@ def test_the_shape_held_of_an_array_that_is_a_number_at_run_time(n):
     x = np.array([0.3, -0.2])
     assert "total_shape = shape_of(total)" in pullback.source(summed_parts, x, n, argnums=0)
     check_grads(summed_parts, (x, n), order=2, argnums=(0,))
+
+
+# Constructs combined around values held as their shape: assigned in branches, rebound by
+# a loop and read after it, in a `while` loop left by `break`, in a closure reading a
+# record's fields in a loop, in a recursion, in a `try`, in a generator, reduced along an
+# axis, and under a nested `grad`.
+
+def shape_branches(w, x):
+    if np.sum(x) > 0:
+        h = x * w
+    else:
+        h = x @ np.ones((3, 3)) * w
+    return np.sum(np.tanh(h + w))
+
+def shape_rebound_in_loop(w, xs):
+    total = 0.0
+    for x in xs:
+        a = x * w           # rebound every step, read after the loop by the closure only for shape
+        total = total + np.sum(np.sin(a))
+    return total + np.sum(a + w)
+
+def shape_while_break(w, x):
+    h = x
+    i = 0
+    while True:
+        g = h * w
+        h = np.tanh(g + w)
+        i += 1
+        if i > 3:
+            break
+    return np.sum(h)
+
+def shape_record_loop_closure(w, b, xs):
+    layer = Layer(w, b)
+    def step(h, x):
+        pre = h @ layer.w + x
+        return np.tanh(pre + layer.b)
+    h = np.zeros(3)
+    for x in xs:
+        h = step(h, x)
+    return np.mean(h ** 2)
+
+def shape_tree(w, node):
+    if isinstance(node, float):
+        return np.tanh(w * node)
+    left, right = node
+    s = shape_tree(w, left) + shape_tree(w, right)
+    return np.tanh(s + w) * 0.5
+
+def shape_tree_loss(w):
+    return np.sum(shape_tree(w, ((0.3, -0.2), (0.5, (0.1, 0.4)))))
+
+def shape_try_block(w, x):
+    try:
+        y = x * w
+        z = np.sqrt(y * y + 1.0)
+    except FloatingPointError:
+        z = w
+    return np.mean(z + w)
+
+def shape_generator_sum(w, xs):
+    return sum(np.sum((x * w + w) ** 2) for x in xs)
+
+def shape_mean_axis(w, x):
+    y = x @ w
+    m = np.mean(y, axis=0)
+    v = np.mean((y - m) ** 2, axis=0)
+    return np.sum(v + w[0])
+
+def shape_nested_grad(w, x):
+    inner = pullback.grad(lambda u: np.sum(np.tanh(u * x + u) ** 2))
+    return np.sum(inner(w) * w)
+
+
+_W3, _X3 = np.array([0.3, -0.4, 0.5]), np.array([0.2, -0.1, 0.4])
+_XS3 = [np.array([0.1, 0.2, -0.3]), np.array([-0.5, 0.4, 0.2])]
+_M3 = np.array([[0.2, -0.1, 0.3], [0.0, 0.4, -0.2], [0.1, 0.1, 0.1]])
+SHAPE_COMBINATIONS = [
+    (shape_branches, (_W3, np.array([0.1, 0.2, 0.3])), (0,)),
+    (shape_branches, (_W3, np.array([-0.1, -0.2, 0.3])), (0,)),
+    (shape_rebound_in_loop, (_W3, _XS3), (0,)),
+    (shape_while_break, (_W3, _X3), (0,)),
+    (shape_record_loop_closure, (_M3, _W3, _XS3), (0, 1)),
+    (shape_tree_loss, (_W3,), (0,)),
+    (shape_try_block, (_W3, _X3), (0,)),
+    (shape_generator_sum, (_W3, _XS3), (0,)),
+    (shape_mean_axis, (_M3, np.arange(6.0).reshape(2, 3) * 0.1), (0,)),
+    (shape_nested_grad, (_W3, _X3), (0,)),
+]
+
+
+@pytest.mark.parametrize("fn, args, argnums", SHAPE_COMBINATIONS,
+                         ids=[f"{c[0].__name__}_{i}" for i, c in enumerate(SHAPE_COMBINATIONS)])
+def test_shapes_held_in_combination(fn, args, argnums):
+    """Orders 1 and 2 against finite differences, and `hvp` (forward over reverse)."""
+    check_grads(fn, args, order=2, argnums=argnums)
+    first = args[argnums[0]]
+    direction = np.ones_like(first) * 0.3
+
+    def along(u):
+        return fn(*[u if i == argnums[0] else a for i, a in enumerate(args)])
+
+    gradient = pullback.grad(along)
+    expected = (gradient(first + 1e-6 * direction) - gradient(first - 1e-6 * direction)) / 2e-6
+    np.testing.assert_allclose(pullback.hvp(along, first, direction), expected, rtol=1e-5,
+                               atol=1e-7)
