@@ -223,17 +223,18 @@ def unbroadcast(g, x):
             return g.sum() if g.ndim else g
     elif (g_kind is float or g_kind is np.float64) and (kind is float or kind is np.float64):
         return g
-    if x is ZERO:
-        return ZERO
-    return unbroadcast_to(g, np.shape(x))
+    return unbroadcast_to(g, shape_of(x))
 
 
 def unbroadcast_to(g, shape):
     """Cotangent `g` summed to `shape`: `unbroadcast(g, x)` for an array `x` whose
     `shape_of` is `shape`, which a pullback then need not hold
     (`compiler.optimize.shape_reads`)."""
-    if type(g) is np.ndarray and type(shape) is tuple:
+    kind = type(g)
+    if kind is np.ndarray and type(shape) is tuple:
         return g if g.shape == shape else summed_to(g, shape)
+    if (kind is float or kind is np.float64) and shape == ():
+        return g
     if g is ZERO or shape is ZERO:
         return ZERO
     if np.shape(g) == shape:
@@ -244,8 +245,11 @@ def unbroadcast_to(g, shape):
 def shape_of(x):
     """The shape of `x` that `unbroadcast_to` sums to: `ZERO` for a symbolic zero (a
     cotangent, in derivatives of derivatives), whose `unbroadcast` is `ZERO`."""
-    if type(x) is np.ndarray:
+    kind = type(x)
+    if kind is np.ndarray or kind is np.float64:
         return x.shape
+    if kind is float:
+        return ()
     return ZERO if x is ZERO else np.shape(x)
 
 
@@ -338,9 +342,7 @@ def broadcast_axes(result_shape, shape):
 
 def unreduce(g, x, axis=None, keepdims=False):
     """Broadcast cotangent `g` of a reduction of `x` back to `x`'s shape."""
-    if x is ZERO:
-        return ZERO
-    return unreduce_to(g, x.shape if type(x) is np.ndarray else np.shape(x), axis, keepdims)
+    return unreduce_to(g, shape_of(x), axis, keepdims)
 
 
 def unreduce_to(g, shape, axis=None, keepdims=False):
@@ -391,7 +393,7 @@ def reduced_size(x, z, axis=None, where=True):
     """How many elements of `x` were reduced into each element of `z`: all of them,
     or those where the `where=` mask of the reduction holds (then shaped with the
     reduced axes kept)."""
-    return reduced_size_of(x.shape if type(x) is np.ndarray else np.shape(x), z, axis, where)
+    return reduced_size_of(shape_of(x), z, axis, where)
 
 
 def reduced_size_of(shape, z, axis=None, where=True):
