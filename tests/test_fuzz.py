@@ -13,7 +13,7 @@ import pytest
 
 from fuzzing import checking, drivers, programs, reducing
 
-EXAMPLES = 12  # in each of the PARTS, each program checked in both modes (CI: 15 minutes)
+EXAMPLES = 8  # in each of the PARTS, each program checked in both modes (CI: 15 minutes)
 PARTS = 4  # tests with seeds of their own, which pytest's workers run side by side
 SHRINK_SECONDS = 20.0
 

@@ -11,7 +11,7 @@ from pullback.testing import check_grads
 
 scipy_integrate = pytest.importorskip("scipy.integrate")
 odeint = scipy_integrate.odeint
-TIGHT = {"rtol": 1e-11, "atol": 1e-11}
+TIGHT = {"rtol": 1e-9, "atol": 1e-9}
 T = np.linspace(0.0, 1.0, 4)
 
 
