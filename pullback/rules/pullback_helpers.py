@@ -194,11 +194,6 @@ def unbroadcast_(z, g, x):
     d[g] = rebroadcast(d[z], g)
 
 
-@adjoint(cotangents.unbroadcast_to, linear=True)
-def unbroadcast_to_(z, g, shape):
-    d[g] = rebroadcast(d[z], g)
-
-
 @adjoint(cotangents.rebroadcast, linear=True)
 def rebroadcast_(z, h, g):
     d[h] = unbroadcast(d[z], h)
@@ -225,9 +220,9 @@ def unreduce_(z, g, x, axis=None, keepdims=False):
     d[g] = np.sum(d[z], axis=axis, keepdims=keepdims)
 
 
-@adjoint(cotangents.unreduce_to, linear=True)
-def unreduce_to_(z, g, shape, axis=None, keepdims=False):
-    d[g] = np.sum(d[z], axis=axis, keepdims=keepdims)
+# Their versions given the shape (`Spec.shaped`) have their rules: the shape is a constant.
+adjoint(cotangents.unbroadcast_to, linear=True)(unbroadcast_)
+adjoint(cotangents.unreduce_to, linear=True)(unreduce_)
 
 
 @adjoint(cotangents.product_of_others)
