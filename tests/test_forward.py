@@ -91,12 +91,12 @@ def saddle(a):
     """min over x of max over y of the payoff, both by gradient descent with forward-mode
     gradients (seed 003's saddle point): x* = 4a/5 (and y* = 2a/5)."""
     def best_reply(x):
-        return gradient_descent(lambda y: -payoff(x, y, a), np.zeros(1), 0.4, 30)
+        return gradient_descent(lambda y: -payoff(x, y, a), np.zeros(1), 0.4, 20)
 
     def value(x):
         return payoff(x, best_reply(x), a)
 
-    return gradient_descent(value, np.zeros(1), 0.3, 30)[0]
+    return gradient_descent(value, np.zeros(1), 0.3, 20)[0]
 
 
 def test_the_saddle_point_with_forward_mode_inner_derivatives():

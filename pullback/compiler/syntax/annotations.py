@@ -69,9 +69,24 @@ def check(tree):
     """Raise AssertionError if a node of `tree` carries an attribute `ANNOTATIONS`
     does not declare for its class."""
     for node in nodes.walk(tree):
-        for name in extra_attributes(node):
-            carriers = ANNOTATIONS.get(name, ((),))[0]
-            if type(node).__name__ not in carriers:
-                raise AssertionError(
-                    f"{type(node).__name__}.{name} is not a declared annotation "
-                    "(compiler/syntax/annotations.py)")
+        allowed = _ALLOWED.get(type(node))
+        if allowed is None:
+            allowed = _allowed(type(node))
+        if allowed.issuperset(node.__dict__):
+            continue
+        for name in extra_attributes(node) - allowed:
+            raise AssertionError(
+                f"{type(node).__name__}.{name} is not a declared annotation "
+                "(compiler/syntax/annotations.py)")
+
+
+_ALLOWED = {}
+"""gast class -> the attributes its nodes may carry (`_allowed`)."""
+
+
+def _allowed(cls):
+    """The attributes a node of `cls` may carry: its fields, its positions and the
+    annotations declared for it."""
+    _ALLOWED[cls] = frozenset(cls._fields) | frozenset(getattr(cls, "_attributes", ())) | {
+        name for name, (carriers, _) in ANNOTATIONS.items() if cls.__name__ in carriers}
+    return _ALLOWED[cls]

@@ -101,6 +101,7 @@ from gast import (  # noqa: F401  (re-exported node classes)
 
 parse = gast.parse
 dump = gast.dump
+_AST = ast.AST  # a module global: read faster than an attribute in the walks below
 
 
 def walk_scope(*roots):
@@ -124,12 +125,12 @@ def walk(node):
         fields = node.__dict__
         for name in node._fields:
             value = fields.get(name)
-            if isinstance(value, ast.AST):
-                append(value)
-            elif isinstance(value, list):
+            if type(value) is list:  # a field's list is a plain list: no subclass test
                 for item in value:
-                    if isinstance(item, ast.AST):
+                    if isinstance(item, _AST):
                         append(item)
+            elif isinstance(value, _AST):
+                append(value)
         yield node
 
 
@@ -138,12 +139,12 @@ def iter_child_nodes(node):
     fields = node.__dict__
     for name in node._fields:
         value = fields.get(name)
-        if isinstance(value, ast.AST):
-            yield value
-        elif isinstance(value, list):
+        if type(value) is list:
             for item in value:
-                if isinstance(item, ast.AST):
+                if isinstance(item, _AST):
                     yield item
+        elif isinstance(value, _AST):
+            yield value
 
 
 def name(id, ctx=None):
@@ -428,7 +429,7 @@ def renamed(node, renames):
 
 def names_in(node):
     """Every name in `node`, read or assigned (nested functions included)."""
-    return {n.id for n in walk(node) if isinstance(n, gast.Name)}
+    return {n.id for n in walk(node) if type(n) is gast.Name}
 
 
 def store_counts(node):
@@ -436,36 +437,42 @@ def store_counts(node):
     statements or a node)."""
     return collections.Counter(
         n.id for part in (node if isinstance(node, list) else [node]) for n in walk(part)
-        if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Store))
+        if type(n) is gast.Name and type(n.ctx) is gast.Store)
 
 
 def read_counts(node):
     """How often each name is read in `node`, nested functions included (a list of
     statements or a node); `x += e` reads `x`."""
-    found = collections.Counter()
+    read = []
+    add = read.append
     for part in node if isinstance(node, list) else [node]:
         for n in walk(part):
-            if isinstance(n, gast.Name) and isinstance(n.ctx, gast.Load):
-                found[n.id] += 1
-            elif isinstance(n, gast.AugAssign) and isinstance(n.target, gast.Name):
-                found[n.target.id] += 1
-    return found
+            kind = type(n)
+            if kind is gast.Name:
+                if type(n.ctx) is gast.Load:
+                    add(n.id)
+            elif kind is gast.AugAssign and type(n.target) is gast.Name:
+                add(n.target.id)
+    return collections.Counter(read)
 
 
 def _names(node, context):
     """The names in `node` used in `context`."""
     found = set()
     todo = [node]
+    append = todo.append
     for node in todo:
         if type(node) is gast.Name and type(node.ctx) is context:
             found.add(node.id)
         fields = node.__dict__
         for name in node._fields:
             value = fields.get(name)
-            if isinstance(value, ast.AST):
-                todo.append(value)
-            elif isinstance(value, list):
-                todo.extend(item for item in value if isinstance(item, ast.AST))
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, _AST):
+                        append(item)
+            elif isinstance(value, _AST):
+                append(value)
     return found
 
 
