@@ -107,13 +107,17 @@ _AST = ast.AST  # a module global: read faster than an attribute in the walks be
 def walk_scope(*roots):
     """The nodes of `roots` in their own function scope: a nested function's or
     lambda's body is left out, its defaults (evaluated where it is made) are not."""
-    for node in roots:
+    pending = list(reversed(roots))  # depth first, in order, without nested generators
+    while pending:
+        node = pending.pop()
         yield node
         if isinstance(node, (gast.FunctionDef, gast.Lambda)):
             args = node.args
-            yield from walk_scope(*args.defaults, *(d for d in args.kw_defaults if d))
+            children = [*args.defaults, *(d for d in args.kw_defaults if d)]
         else:
-            yield from walk_scope(*iter_child_nodes(node))
+            children = list(iter_child_nodes(node))
+        children.reverse()
+        pending += children
 
 
 def walk(node):
