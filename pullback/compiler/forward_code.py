@@ -83,6 +83,7 @@ class ForwardCode:
         """Before each statement of `guards` (`interpret.Summary`), the run-time check the
         interpreter asked for, in `code`, the function's code (`first_emitted`: the first
         node written for each statement)."""
+        before, errors = {}, []  # id of a node -> the checks to insert before it, in order
         for stmt, helper, names, error in guards:
             check = nodes.expr(nodes.call(
                 nodes.name(self.bindings.object(helper.__name__, helper)),
@@ -90,7 +91,13 @@ class ForwardCode:
                 error.lineno)
             if stmt is ret:
                 code.append(check)
-            elif not insert_before(code, first_emitted.get(id(stmt)), check):
+            else:
+                target = id(first_emitted.get(id(stmt)))
+                before.setdefault(target, []).append(check)
+                errors.append((target, error))
+        insert_before(code, before)
+        for target, error in errors:
+            if target in before:  # not found: the statement wrote no code to check before
                 raise error
 
     def attempt(self, stmt, handler, block):
@@ -239,16 +246,21 @@ def stops_early(code, iteration):
                for stmt in code for node in nodes.walk(stmt))
 
 
-def insert_before(block, target, stmt):
-    """Insert `stmt` before node `target` in `block` or a block inside it; whether
-    `target` was found."""
-    for i, node in enumerate(block):
-        if node is target:
-            block.insert(i, stmt)
-            return True
-        inner = [getattr(node, field, None) or [] for field in ("body", "orelse", "finalbody")]
-        inner += [handler.body for handler in getattr(node, "handlers", [])]
-        if not isinstance(node, nodes.FunctionDef) and any(
-                insert_before(part, target, stmt) for part in inner):
-            return True
-    return False
+def insert_before(block, before):
+    """Insert the statements `before` maps the id of a node to before that node, in
+    `block` or a block inside it (not in a nested function), in one walk; the ids found
+    are taken out of `before`."""
+    if not before:
+        return
+    written = []
+    for node in block:
+        written += before.pop(id(node), ())
+        written.append(node)
+        if isinstance(node, nodes.FunctionDef):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            if getattr(node, field, None):
+                insert_before(getattr(node, field), before)
+        for handler in getattr(node, "handlers", []):
+            insert_before(handler.body, before)
+    block[:] = written
