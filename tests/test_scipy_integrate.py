@@ -11,7 +11,7 @@ from pullback.testing import check_grads
 
 scipy_integrate = pytest.importorskip("scipy.integrate")
 odeint = scipy_integrate.odeint
-TIGHT = {"rtol": 1e-9, "atol": 1e-9}
+TIGHT = {"rtol": 1e-11, "atol": 1e-11}
 T = np.linspace(0.0, 1.0, 4)
 
 
@@ -129,25 +129,25 @@ def rhs(t, y, k):
 
 def ivp_at_outputs(y0, k):
     sol = solve_ivp(rhs, (0.0, 1.0), y0, t_eval=np.linspace(0.2, 1.0, 4), args=(k,),
-                    rtol=1e-9, atol=1e-9)
+                    rtol=1e-10, atol=1e-10)
     return np.sum(sol.y ** 2) + sol.y[1, -1]
 
 
 def ivp_of_the_times(span_end, first_output, k):
     sol = solve_ivp(rhs, (0.0, span_end), np.array([1.0, -0.5]),
                     t_eval=np.stack([first_output, 0.6, span_end]), args=(k,),
-                    rtol=1e-9, atol=1e-9)
+                    rtol=1e-10, atol=1e-10)
     return np.sum(sol.y ** 2)
 
 
 def ivp_from_the_first_output(start, k):
     sol = solve_ivp(rhs, (start, 1.0), np.array([1.0, -0.5]),
-                    t_eval=np.stack([start, 0.5, 1.0]), args=(k,), rtol=1e-9, atol=1e-9)
+                    t_eval=np.stack([start, 0.5, 1.0]), args=(k,), rtol=1e-10, atol=1e-10)
     return np.sum(sol.y ** 2)
 
 
 def ivp_at_solver_times(y0, k, end):
-    sol = solve_ivp(rhs, (0.0, end), y0, args=(k,), rtol=1e-9, atol=1e-9,
+    sol = solve_ivp(rhs, (0.0, end), y0, args=(k,), rtol=1e-10, atol=1e-10,
                     method="DOP853")
     return np.sum(sol.y[:, -1] ** 2) + float(sol.success)
 
