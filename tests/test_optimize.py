@@ -567,6 +567,42 @@ def test_a_weight_on_the_left_is_summed_after_the_loop():
     assert "add_into" not in text
 
 
+def products_one_step_unused(w, xs):
+    """A matrix times each step's vector, one step's product unused: its cotangent is
+    `ZERO` among the steps' that `dot_left_all` sums after the loop."""
+    total = 0.0
+    for t in range(xs.shape[0]):
+        y = np.dot(w, xs[t])
+        if t != 1:
+            total = total + np.sum(np.tanh(y))
+    return total
+
+
+def gates_one_unused(w1, w2, w3, h, flag):
+    """One vector times three matrices, one product unused unless `flag`: its cotangent
+    is then `ZERO` among the gates' that `dot_right_all` sums for the vector."""
+    a, b, c = np.dot(w1, h), np.dot(w2, h), np.dot(w3, h)
+    out = np.tanh(a) * c
+    if flag:
+        out = out + b
+    return np.sum(out)
+
+
+def test_products_summed_at_once_skip_the_steps_without_a_cotangent():
+    """The sums of a loop's or a node's products (`dot_left_all`, `dot_right_all`) leave
+    out a product whose cotangent is `ZERO`, at orders 1 and 2 (where their own code is
+    differentiated)."""
+    xs = rng.standard_normal((4, 3))
+    w = rng.standard_normal((2, 3))
+    assert "dot_left_all(" in pullback.source(products_one_step_unused, w, xs)
+    check_grads(products_one_step_unused, (w, xs), order=2)
+    ws = [rng.standard_normal((3, 4)) for _ in range(3)]
+    h = rng.standard_normal(4)
+    assert "dot_right_all(" in pullback.source(gates_one_unused, *ws, h, False)
+    for flag in (False, True):
+        check_grads(gates_one_unused, (*ws, h, flag), order=2, argnums=(0, 1, 2, 3))
+
+
 def test_terms_reading_one_cached_value_share_its_list():
     text = pullback.source(two_weights, *LOOP_ARGS["two_weights"])
     assert text.count("x_all = []") == 1 and text.count("x_all.append(x)") == 1

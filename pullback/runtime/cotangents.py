@@ -172,14 +172,19 @@ def _long_column(terms):
         return None
     first = present[0]
     kind = type(first)
-    if not (kind is np.ndarray or isinstance(first, Deferred)) or len(
-            set(map(type, present))) != 1 or len({t.shape for t in present}) != 1:
+    if not (kind is np.ndarray or isinstance(first, Deferred)):
         return None
+    shape, dtype = first.shape, first.dtype
+    same_dtype = True
+    for term in present:
+        if type(term) is not kind or term.shape != shape:
+            return None
+        if term.dtype is not dtype:
+            same_dtype = same_dtype and term.dtype == dtype
     if kind is not np.ndarray:
         return first.join_all(present)
-    if len({t.dtype for t in present}) == 1:  # joined flat (faster than np.stack), then summed
-        return np.concatenate(present, axis=None).reshape(
-            (len(present), *first.shape)).sum(axis=0)
+    if same_dtype:  # joined flat (faster than np.stack), then summed
+        return np.concatenate(present, axis=None).reshape((len(present), *shape)).sum(axis=0)
     return None
 
 
@@ -674,17 +679,15 @@ def matmul_left_all(gs, a, bs):
     `bs` of a loop's products `a @ b`, one of each per step (`loop_sums`): when the
     operands are all matrices or all vectors, one product of them set side by side,
     as a person forms a weight's gradient over the steps."""
-    terms = tuple((g, b) for g, b in zip(gs, bs) if g is not ZERO)
-    rank = stacked_rank(terms, a)
-    if rank == 2 and a.ndim == 1 and _copies_more(terms):
-        return add_all(tuple(np.dot(b, g) for g, b in terms))
+    gs, bs = without_zeros(gs, bs)
+    rank = stacked_rank(gs, bs, a)
+    if rank == 2 and a.ndim == 1 and bs[0].size >= STACKED:
+        return add_all(tuple(np.dot(b, g) for g, b in zip(gs, bs)))
     if rank == 2:
-        return matmul_left(np.concatenate([g for g, _ in terms], axis=-1), a,
-                           np.concatenate([b for _, b in terms], axis=1))
+        return matmul_left(np.concatenate(gs, axis=-1), a, np.concatenate(bs, axis=1))
     if rank == 1:
-        return matmul_left(np.stack([g for g, _ in terms], axis=-1), a,
-                           np.stack([b for _, b in terms], axis=1))
-    return add_all(tuple(matmul_left(g, a, b) for g, b in terms))
+        return matmul_left(np.stack(gs, axis=-1), a, np.stack(bs, axis=1))
+    return add_all(tuple(matmul_left(g, a, b) for g, b in zip(gs, bs)))
 
 
 def matmul_right_all(gs, as_, b):
@@ -692,49 +695,51 @@ def matmul_right_all(gs, as_, b):
     `as_` of a loop's products `a @ b`, one of each per step (`loop_sums`): when the
     operands are all matrices or all vectors, one product of them stacked, as a
     person forms a weight's gradient over the steps."""
-    terms = tuple((g, a) for g, a in zip(gs, as_) if g is not ZERO)
-    rank = stacked_rank(terms, b)
-    if rank == 2 and b.ndim == 1 and _copies_more(terms):
-        return add_all(tuple(np.dot(g, a) for g, a in terms))
+    gs, as_ = without_zeros(gs, as_)
+    rank = stacked_rank(gs, as_, b)
+    if rank == 2 and b.ndim == 1 and as_[0].size >= STACKED:
+        return add_all(tuple(np.dot(g, a) for g, a in zip(gs, as_)))
     if rank == 2:
-        return matmul_right(np.concatenate([g for g, _ in terms]),
-                            np.concatenate([a for _, a in terms]), b)
+        return matmul_right(np.concatenate(gs), np.concatenate(as_), b)
     if rank == 1:
-        return matmul_right(np.stack([g for g, _ in terms]), np.stack([a for _, a in terms]), b)
-    return add_all(tuple(matmul_right(g, a, b) for g, a in terms))
+        return matmul_right(np.stack(gs), np.stack(as_), b)
+    return add_all(tuple(matmul_right(g, a, b) for g, a in zip(gs, as_)))
 
 
 # Matrices of this many numbers or more are multiplied one by one rather than stacked
-# when the products are matrix-vector products (`_copies_more`).
+# when the products are matrix-vector products: the sum of the products is a vector,
+# and a matrix-vector product is bound by reading the matrix, so one product of them
+# all reads as much as theirs, after copying them. Stacking pays only for matrices so
+# small that a call costs more than a copy (a TreeLSTM's gate weights read by one state
+# per node, an RNN's by one input per step).
 STACKED = 4096
 
 
-def _copies_more(terms):
-    """For products of one vector with several matrices (`terms`' operands): whether
-    setting the matrices side by side copies more than it saves. The sum of the
-    products is a vector, and a matrix-vector product is bound by reading the
-    matrix, so one product of them all reads as much as theirs, after copying them;
-    stacking pays only for matrices so small that a call costs more than a copy
-    (a TreeLSTM's gate weights read by one state per node, an RNN's by one input per
-    step)."""
-    return terms[0][1].size >= STACKED
+def without_zeros(gs, operands):
+    """The cotangents `gs` of a loop's products and their changing `operands`, without
+    the pairs whose cotangent is `ZERO` (`gs` and `operands` themselves when none is)."""
+    if not any_zero(*gs):
+        return gs, operands
+    pairs = [(g, operand) for g, operand in zip(gs, operands) if g is not ZERO]
+    return [g for g, _ in pairs], [operand for _, operand in pairs]
 
 
-def stacked_rank(terms, fixed):
+def stacked_rank(gs, operands, fixed):
     """For a loop's products of one operand `fixed` and one that changes per step,
-    `terms` being the pairs `(g, operand)` of each step's product's cotangent and
-    changing operand: 2 when those operands are all matrices, 1 when they are all
-    vectors, with `fixed` a vector or a matrix, so that the products join into one;
-    else 0."""
-    if not terms or type(fixed) is not np.ndarray or not 1 <= fixed.ndim <= 2:
+    `operands`, with `gs` the cotangents of the products (none `ZERO`): 2 when those
+    operands are all matrices, 1 when they are all vectors, with `fixed` a vector or a
+    matrix, so that the products join into one; else 0."""
+    if not operands or type(fixed) is not np.ndarray or not 1 <= fixed.ndim <= 2:
         return 0
-    first = terms[0][1]
+    first = operands[0]
     rank = first.ndim if type(first) is np.ndarray else 0
     if rank not in (1, 2):
         return 0
-    for g, operand in terms:
-        if type(operand) is not np.ndarray or operand.ndim != rank or not (
-                type(g) is np.ndarray or rank == 1 and type(g) is float):
+    for operand in operands:
+        if type(operand) is not np.ndarray or operand.ndim != rank:
+            return 0
+    for g in gs:
+        if not (type(g) is np.ndarray or rank == 1 and type(g) is float):
             return 0
     return rank
 
@@ -750,6 +755,8 @@ def _as_matrices(g, a, b):
 
 def dot_left(g, a, b):
     """The cotangent of `a` in `np.dot(a, b)` (any ranks)."""
+    if _matrix_vector(g, a, b):  # matmul_left's commonest case, without two calls
+        return outer_sum(g[None], b[None])
     if is_matmul(a, b):  # first: matmul_left takes a symbolic zero `g`
         return matmul_left(g, a, b)
     if any_zero(g, a, b):
@@ -761,6 +768,8 @@ def dot_left(g, a, b):
 
 def dot_right(g, a, b):
     """The cotangent of `b` in `np.dot(a, b)` (any ranks)."""
+    if _matrix_vector(g, a, b):  # matmul_right's commonest case, without two calls
+        return np.dot(g, a)
     if is_matmul(a, b):
         return matmul_right(g, a, b)
     if any_zero(g, a, b):
@@ -769,6 +778,12 @@ def dot_right(g, a, b):
         return unbroadcast(g * a, b)
     contracted = np.tensordot(a, g, axes=dot_axes_right(np.ndim(a)))
     return contracted if np.ndim(b) == 1 else np.moveaxis(contracted, 0, -2)
+
+
+def _matrix_vector(g, a, b):
+    """Whether `np.dot(a, b)`, of cotangent `g`, is an array matrix times an array vector."""
+    return (type(a) is np.ndarray and type(b) is np.ndarray and type(g) is np.ndarray
+            and a.ndim == 2 and b.ndim == 1)
 
 
 def is_matmul(a, b):
@@ -781,16 +796,25 @@ def is_matmul(a, b):
     return 1 <= np.ndim(a) <= 2 and 1 <= np.ndim(b) <= 2
 
 
+def all_matmul(operands, fixed):
+    """Whether `np.dot` of `fixed` with each of `operands` (on either side) is a matmul
+    (`is_matmul`)."""
+    for operand in operands:  # noqa: SIM110 (a loop is faster than all() on this hot path)
+        if not is_matmul(operand, fixed):
+            return False
+    return True
+
+
 def dot_left_all(gs, a, bs):
     """The sum of `dot_left(g, a, b)` over a loop's steps (`matmul_left_all`)."""
-    if all(is_matmul(a, b) for b in bs):
+    if all_matmul(bs, a):
         return matmul_left_all(gs, a, bs)
     return add_all(tuple(dot_left(g, a, b) for g, b in zip(gs, bs)))
 
 
 def dot_right_all(gs, as_, b):
     """The sum of `dot_right(g, a, b)` over a loop's steps (`matmul_right_all`)."""
-    if all(is_matmul(a, b) for a in as_):
+    if all_matmul(as_, b):
         return matmul_right_all(gs, as_, b)
     return add_all(tuple(dot_right(g, a, b) for g, a in zip(gs, as_)))
 

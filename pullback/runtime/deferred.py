@@ -253,16 +253,17 @@ def row_sum(g, x, index):
     if type(index) is np.ndarray:
         if index.ndim != 1 or index.dtype.kind not in "iu":
             return None
-        count = index.size
+        count, index_shape = index.size, index.shape
     elif is_int(index):
-        count = 1
+        count, index_shape = 1, ()
     else:
         return None
     row_shape = x.shape[1:]
-    if (x.ndim < 2 or not (_is_real(g) and _is_real(x)) or g.shape != np.shape(index) + row_shape
+    if (x.ndim < 2 or not (_is_real(g) and _is_real(x)) or g.shape != index_shape + row_shape
             or not _deferrable(count * (math.prod(row_shape) + 1), x.size)):
         return None
-    return RowSum(x.shape, np.promote_types(x.dtype, g.dtype), (index, g), count)
+    dtype = x.dtype if g.dtype is x.dtype else np.promote_types(x.dtype, g.dtype)
+    return RowSum(x.shape, dtype, (index, g), count)
 
 
 def is_int(index):
