@@ -84,9 +84,10 @@ class Case:
     name: str
     size: str
     primal: float = None
+    ratio: float = None  # pullback's gradient over the primal, timed in turn
     first_gradient: float = None
     timings: dict = dataclasses.field(default_factory=dict)
-    default_allocator: tuple = (None, None)  # primal and pullback seconds in a child
+    default_allocator: tuple = (None, None)  # pullback's seconds and ratio in a child
     memory: tuple = (None, None, None, None)  # bytes: primal's peak, held for the pullback,
     #                                           gradient's peak, the gradient's own arrays
 
@@ -103,15 +104,35 @@ def seconds_of(run):
     return time.perf_counter() - start
 
 
+def repeated(sample, cost=lambda found: found):
+    """The results of `sample()` (whose run was already called once), taken until
+    `BUDGET_SECONDS` are spent (the `cost` of each result, in seconds), at least
+    `MIN_REPEATS` times unless that would pass `LONG_SECONDS`."""
+    found = [sample()]
+    spent = cost(found[0])
+    while len(found) < MAX_REPEATS and (
+            spent < BUDGET_SECONDS
+            or len(found) < MIN_REPEATS and spent * (1 + 1 / len(found)) < LONG_SECONDS):
+        found.append(sample())
+        spent += cost(found[-1])
+    return found
+
+
 def median_seconds(run):
-    """The median time of `run()`, already called once: repeated until `BUDGET_SECONDS`
-    are spent, at least `MIN_REPEATS` times unless that would pass `LONG_SECONDS`."""
-    times = [seconds_of(run)]
-    while len(times) < MAX_REPEATS and (
-            sum(times) < BUDGET_SECONDS
-            or len(times) < MIN_REPEATS and sum(times) * (1 + 1 / len(times)) < LONG_SECONDS):
-        times.append(seconds_of(run))
-    return statistics.median(times)
+    """The median time of `run()`, already called once (see `repeated`)."""
+    return statistics.median(repeated(lambda: seconds_of(run)))
+
+
+def paired_seconds(primal, gradient):
+    """The median times of `primal()` and `gradient()`, both already called once, and
+    the median of their ratios: they are called in turn, each pair's ratio taken, so
+    that the ratio holds while the machine's speed drifts (timed one after the other,
+    a primal measured in a slow second and a gradient in a fast one give a ratio off
+    by half). Each gets the budget of `median_seconds`."""
+    pairs = repeated(lambda: (seconds_of(primal), seconds_of(gradient)),
+                     cost=lambda pair: sum(pair) / 2)
+    return (statistics.median(p for p, _ in pairs), statistics.median(g for _, g in pairs),
+            statistics.median(g / p for p, g in pairs))
 
 
 def mismatch(gradient, reference):
@@ -183,6 +204,7 @@ def run_case(name, size, peer_names=PEER_NAMES):
     log(f"{name} {size}")
     measured = in_child(name, size, "pullback")
     case.primal, case.first_gradient = measured.get("primal"), measured.get("first_gradient")
+    case.ratio = measured.get("ratio")
     case.memory = tuple(measured.get(key)
                         for key in ("primal_peak", "held", "gradient_peak", "result"))
     case.timings["pullback"] = Timing(seconds=measured.get("seconds"),
@@ -197,8 +219,8 @@ def run_case(name, size, peer_names=PEER_NAMES):
     if not peer_names:
         return case
     defaults = in_child(name, size, "pullback", keep=False)
-    case.default_allocator = (defaults.get("primal"), defaults.get("seconds"))
-    log(f"  pullback, allocator defaults {format_seconds(case.default_allocator[1])}")
+    case.default_allocator = (defaults.get("seconds"), defaults.get("ratio"))
+    log(f"  pullback, allocator defaults {format_seconds(case.default_allocator[0])}")
     return case
 
 
@@ -239,9 +261,10 @@ def measure(name, size, label, keep):
         reference = None
     if label == "pullback":
         module.objective(*args)
-        results = {"first_gradient": first,
-                   "primal": median_seconds(lambda: module.objective(*args)),
-                   "seconds": median_seconds(lambda: peer.gradient(*args)),
+        primal, seconds, ratio = paired_seconds(lambda: module.objective(*args),
+                                                lambda: peer.gradient(*args))
+        results = {"first_gradient": first, "primal": primal, "seconds": seconds,
+                   "ratio": ratio,
                    "primal_peak": peak_bytes(lambda: module.objective(*args)),
                    "held": held_bytes(module, args),
                    "gradient_peak": peak_bytes(lambda: peer.gradient(*args)),
@@ -330,7 +353,8 @@ def cell(case, label, notes):
     """The time and ratio cells of one peer; its note or mismatch becomes a footnote."""
     timing = case.timings.get(label, Timing())
     text = format_seconds(timing.seconds)
-    ratio = f"{timing.seconds / case.primal:.1f}" if timing.seconds is not None else "—"
+    ratio = (format_ratio(case.ratio) if label == "pullback"
+             else ratio_of(timing.seconds, case.primal))
     remark = f"MISMATCH: {timing.mismatch}" if timing.mismatch else timing.note
     if remark:
         notes.append(f"{case.name}, {label}: {remark}")
@@ -348,9 +372,8 @@ def table(cases, notes):
     for case in cases:
         row = [case.name, format_seconds(case.primal)]
         row += cell(case, "hand-written", notes) + cell(case, "pullback", notes)
-        primal, gradient = case.default_allocator
-        row += [format_seconds(gradient),
-                f"{gradient / primal:.1f}" if gradient is not None else "—"]
+        gradient, ratio = case.default_allocator
+        row += [format_seconds(gradient), format_ratio(ratio)]
         row += cell(case, "autograd", notes) + cell(case, "JAX eager", notes)
         row += cell(case, "JAX jit", notes)
         row.append(format_seconds(case.timings.get("JAX jit", Timing()).compile_seconds))
@@ -366,17 +389,20 @@ def format_bytes(count):
     return f"{count / 1e6:.3g} MB" if count >= 1e6 else f"{count / 1e3:.3g} kB"
 
 
+def format_ratio(value):
+    """A ratio to one decimal, or "—" if there is none."""
+    return "—" if value is None else f"{value:.1f}"
+
+
 def ratio_of(numerator, denominator):
     """`numerator / denominator` to one decimal, or "—" if either is missing."""
-    if numerator is None or not denominator:
-        return "—"
-    return f"{numerator / denominator:.1f}"
+    return format_ratio(None if numerator is None or not denominator
+                        else numerator / denominator)
 
 
 def gradient_ratio(case):
-    """pullback's gradient time over the case's own primal, or None."""
-    seconds = case.timings["pullback"].seconds
-    return seconds / case.primal if seconds is not None and case.primal else None
+    """pullback's gradient time over the case's own primal (timed in turn), or None."""
+    return case.ratio if case.timings["pullback"].seconds is not None else None
 
 
 def formulation_rows(base, variants, notes):
@@ -392,7 +418,7 @@ def formulation_rows(base, variants, notes):
             text = f"{text} [{len(notes)}]"
         primal_peak, held, gradient_peak, result = case.memory
         rows.append([base.name, case.name, format_seconds(case.primal), text,
-                     ratio_of(seconds, case.primal), ratio_of(torch_seconds, seconds),
+                     format_ratio(gradient_ratio(case)), ratio_of(torch_seconds, seconds),
                      format_bytes(primal_peak), format_bytes(held), format_bytes(gradient_peak),
                      ratio_of(None if held is None else gradient_peak - held - result,
                               primal_peak)])
@@ -467,7 +493,9 @@ def report(cases_by_size, variants_by_size, startup, kept, command, elapsed):
     lines += machine(startup, kept)
     lines += ["", "Each gradient time is the median of repeated calls after a first call "
               "(which for pullback transforms the code and for JAX compiles it); each "
-              "\"ratio\" is that time over the NumPy primal's. \"hand-written adjoint\" is a "
+              "\"ratio\" is that time over the NumPy primal's, but for pullback's, which is "
+              "the median ratio of its gradient and the primal called in turn in one process "
+              "(a ratio the machine's drift in speed moves less). \"hand-written adjoint\" is a "
               "person's NumPy gradient of the same computation (`benchmarks/handwritten/`: the "
               "workload's operations in its order, then the backward pass a careful person "
               "writes for them). \"jit compile\" is JAX's "
