@@ -150,19 +150,20 @@ def _add_items(items, gs, x, indices):
     """Add each cotangent of `gs` into the list or dict `items` (a cotangent of `x`) at
     its index; whether one was not `ZERO`."""
     found = False
+    keyed = isinstance(items, dict)
     for g, index in zip(gs, indices):
         if g is ZERO:
             continue
         found = True
-        if type(index) is int:  # the common case, first: one item, often ZERO or a float
+        if index in items if keyed else type(index) is int:  # one item, often ZERO or a float
             old = items[index]
             items[index] = g if old is ZERO else old + g if type(old) is type(g) is float else (
                 add(old, g))
+        elif keyed:
+            continue  # a key `x` did not hold, read as its `__missing__` gave (a Counter's 0)
         elif isinstance(index, slice):
             for i, gi in zip(range(*index.indices(len(x))), g):
                 items[i] = add(items[i], gi)
-        elif isinstance(items, dict) and index not in items:
-            continue  # a key `x` did not hold, read as its `__missing__` gave (a Counter's 0)
         else:
             items[index] = add(items[index], g)
     return found
