@@ -3893,3 +3893,126 @@ def test_a_bool_argument_is_no_index_of_an_item():
     for flag in (True, False, 1):
         check_grads(_bool_flag_index, (v, flag, 0.7), order=2, argnums=(0, 2))
         check_grads(_bool_flag_index, (v, flag, 0.7), order=2, argnums=(0, 2), modes="forward")
+
+
+# -- found by running autograd's own tests of NumPy functions through pullback ----------
+
+
+def _rows_joined_by_r(x):
+    return np.sum(np.r_[x, 2.0 * x] ** 2)
+
+
+def _columns_joined_by_c(x):
+    return np.sum(np.c_[x, x] ** 2)
+
+
+class _Lookup:
+    """An object whose `__getitem__` computes with its index, held in a global."""
+
+    def __getitem__(self, t):
+        return np.sin(t) * 3.0
+
+
+_LOOKUP = _Lookup()
+
+
+def _computed_by_a_global_objects_getitem(x):
+    return _LOOKUP[x] + x
+
+
+@pytest.mark.parametrize("fn", [_rows_joined_by_r, _columns_joined_by_c,
+                                _computed_by_a_global_objects_getitem])
+def test_an_object_indexed_by_a_differentiable_value_is_refused(fn):
+    """`np.r_[x, 2 * x]` was read as an item of `np.r_` at an index, whose derivative is
+    zero: a silent zero gradient (so was any object's `__getitem__` computing with a
+    differentiable index). An object of unknown type indexed by a differentiable value is
+    refused at the user's line, naming what to write."""
+    with pytest.raises(TransformError, match=r"is indexed by the differentiable x") as error:
+        pullback.grad(fn)(np.array([1.0, -2.0, 0.5]) if fn is not (
+            _computed_by_a_global_objects_getitem) else 0.3)
+    assert "test_regressions.py" in str(error.value) and error.value.lineno is not None
+
+
+def _einsum_sublists_first(x, w):
+    return np.sum(np.einsum(x, [0, 1], [1, 0]) * w)
+
+
+def _einsum_sublists_second(w, x):
+    return np.sum(np.einsum(w, [0, 1], x, [1, 2], [0, 2]))
+
+
+def test_einsums_sublist_form_is_refused_at_the_users_line():
+    """`np.einsum(x, [0, 1], [1, 0])` put the operand where the rule reads the subscripts:
+    a zero gradient, or a TypeError in the pullback for a later operand. Both are refused,
+    the first when transformed (`Spec.refused`), the second when the pullback meets the
+    sublists, each at the user's line."""
+    x, w = np.arange(4.0).reshape(2, 2), np.ones((2, 2))
+    with pytest.raises(TransformError, match="subscripts must be a string") as error:
+        pullback.grad(_einsum_sublists_first)(x, w)
+    assert "test_regressions.py" in str(error.value)
+    with pytest.raises(TransformError, match="subscripts must be a string") as error:
+        pullback.grad(_einsum_sublists_second, 1)(w, np.ones((2, 3)))
+    assert "test_regressions.py" in str(error.value)
+
+
+def _power(x, y):
+    return x ** y
+
+
+def _powers_of_a_vector(x, y):
+    return np.sum(np.sin(x ** y))
+
+
+def test_powers_second_derivatives_where_the_exponent_is_zero():
+    """The cotangent of `x` in `x ** y` guarded the exponent `y - 1` at every `y = 0`,
+    whose derivative in `y` there is then `x`, not `1 / x`: `hessian` of `v[0] ** v[1]`
+    at (2, 0) was not even symmetric. Orders 1 to 3, both modes, and the exact value."""
+    check_grads(_power, (2.0, 0.0), order=3)
+    check_grads(_power, (1.3, 2.5), order=2)
+    check_grads(_powers_of_a_vector, (np.array([1.2, 2.0, 1.5]), np.array([0.0, 1.0, -2.0])),
+                order=2)
+    mixed = pullback.grad(lambda x, y: pullback.grad(_power, 0)(x, y), 1)(2.0, 0.0)
+    assert mixed == pytest.approx(0.5)
+    assert pullback.grad(_power, (0, 1))(0.0, 0.0) == (0.0, 0.0)  # 0 ** 0: no nan
+
+
+def _spread(x):
+    return np.std(x)
+
+
+def _spread_of_columns(x):
+    return np.sum(np.std(x, axis=0) * np.array([1.0, 2.0, 3.0]))
+
+
+def test_the_deviation_of_one_number_has_a_zero_gradient():
+    """`np.std` of one number, or along an axis of length 1, is 0 whatever the number: its
+    gradient was nan (0 / 0), and is 0, in both modes and at order 2; elsewhere it is
+    what it was."""
+    assert pullback.grad(_spread)(3.5) == 0.0
+    assert np.array_equal(pullback.grad(_spread_of_columns)(np.array([[1.0, 2.0, 3.0]])),
+                          np.zeros((1, 3)))
+    assert pullback.jvp(_spread, (np.array([2.0]),), (np.array([1.0]),))[1] == 0.0
+    assert np.array_equal(pullback.hessian(_spread)(np.array([2.0])), [[0.0]])
+    rng = np.random.default_rng(3)
+    check_grads(_spread, (rng.standard_normal(5),), order=2)
+    check_grads(_spread_of_columns, (rng.standard_normal((4, 3)),), order=2)
+
+
+def _indexed_by_casts(x):
+    return x[np.int64(x[0])] + x[x[0].astype(np.int32)] * 2.0
+
+
+def _real_tests(x):
+    return x * float(np.isreal(x)) + x * float(np.iscomplex(x)) + x * float(np.isrealobj(x))
+
+
+def test_integer_casts_and_complex_tests_of_numbers_are_constants():
+    """`np.int64(x)`, a NumPy number's `.astype(np.int32)`, `np.isreal`, `np.iscomplex` and
+    `np.isrealobj` were refused (the cast crashed when a NumPy type was an argument of a
+    call resolved at run time): they are casts and tests, constants, as `int(x)` and
+    `np.isnan(x)` are. Orders 1 and 2."""
+    x = np.array([1.3, 2.0, 0.5])
+    assert np.array_equal(pullback.grad(_indexed_by_casts)(x), [0.0, 3.0, 0.0])
+    check_grads(_indexed_by_casts, (x,), order=2)
+    assert pullback.grad(_real_tests)(2.0) == 2.0
+    check_grads(_real_tests, (2.0,), order=2)

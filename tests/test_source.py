@@ -52,7 +52,7 @@ GOLDEN_SCALED = """
         def scaled_pullback(dout):
             # from test_source.py:{1}: return x ** n * 3.0
             dx_pow_n = dout * 3.0
-            dx = dx_pow_n * n * x ** np.where(n, n - 1, 1.0)
+            dx = dx_pow_n * n * x ** np.where(n, n - 1, np.where(x, n - 1, 1.0))
             return (ZERO, dx, ZERO)
         return (out, scaled_pullback)
 """

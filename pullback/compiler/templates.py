@@ -14,6 +14,8 @@ import functools
 import inspect
 import textwrap
 
+import numpy as np
+
 from ..errors import TransformError
 from ..rules import registry
 from ..runtime import cotangents
@@ -203,6 +205,10 @@ class Substituter:
         if identity is not None and self.passes(identity[1], node.args, identity[2]):
             return self.copy(node.args[identity[0]])
         node = self.copy_fields(node)
+        if fn is np.where and len(node.args) == 3 and isinstance(node.args[0], nodes.Constant):
+            # the branch a constant condition takes (in a template, the branches broadcast
+            # with the operands around the call): `x ** np.where(2, 1, ...)` is `x`
+            return node.args[1] if node.args[0].value else node.args[2]
         if _is_pure(fn) and all(isinstance(a, nodes.Constant) for a in node.args) and not (
             node.keywords
         ):

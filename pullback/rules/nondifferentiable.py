@@ -39,6 +39,10 @@ from pullback.runtime import (
 nondifferentiable(len, int, round, id, hash, np.ndim, np.size, np.ndarray.ndim,
                   np.ndarray.size, result=CONST_SCALAR)
 nondifferentiable(bool, any, all)  # a bool is no int index (`kinds._EXACT`)
+# NumPy's integer and bool types called on a number or an array: a cast, as `int`, but
+# of an array too
+nondifferentiable(*{np.dtype(code).type for code in np.typecodes["AllInteger"]},
+                  np.bool_)
 declare(len, np.shape, np.ndim, np.size, structural=(0,))
 nondifferentiable(range, np.shape, np.ndarray.shape, result=Items(CONST_SCALAR))
 # the shape a pullback keeps of a value it sums a cotangent to (optimize/shape_reads)
@@ -80,6 +84,7 @@ nondifferentiable(
     np.ndarray.dtype, np.sign, np.floor, np.ceil,
     np.round, np.rint, np.trunc, np.floor_divide, np.argmax, np.argmin, np.argsort,
     np.isnan, np.isinf, np.isfinite, np.isposinf, np.isneginf, np.iscomplexobj, np.allclose,
+    np.iscomplex, np.isreal, np.isrealobj,
     np.isclose, np.array_equal, np.equal,
     np.not_equal, np.less, np.less_equal, np.greater, np.greater_equal, np.logical_and,
     np.logical_or, np.logical_not, np.any, np.all, np.ndarray.any, np.ndarray.all,

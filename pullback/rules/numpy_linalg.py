@@ -155,7 +155,8 @@ def tensordot(z, a, b, axes=2):
     d[b] = tensordot_right(d[z], a, b, axes)
 
 
-@adjoint(np.einsum, result="array", multilinear=True, view=True)  # einsum("ij->ji", a) is a view
+@adjoint(np.einsum, result="array", multilinear=True, view=True,  # einsum("ij->ji", a) is a view
+         refused={"subscripts": linalg.SUBLISTS})
 def einsum(z, subscripts, *operands, out=None, optimize=False, dtype=None, order="K",
            casting="safe"):
     d[operands] = uneinsum(d[z], subscripts, operands)

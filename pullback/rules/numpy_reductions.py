@@ -92,15 +92,19 @@ def var(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
                   axis, keepdims=keepdims)
 
 
+# Where the deviation is 0 (one number, or equal ones) so is `centered`, and its share
+# of the cotangent is taken as 0, not 0 / 0: the derivative of one number's, which is
+# constant, and, at equal numbers, the one of the kink's slopes that `abs` takes at 0.
 @adjoint(np.std, np.ndarray.std, result=reduced)
 def std(z, a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         correction=None):
     centered = a - np.mean(a, axis=axis, keepdims=True, where=where)
-    share = unreduce(d[z] / z, a, axis, keepdims) * centered
+    nonzero = np.where(z == 0, 1.0, z)
+    share = unreduce(d[z] / nonzero, a, axis, keepdims) * centered
     d[a] = select(where, share / degrees_of_freedom(a, z, axis, ddof, correction, where))
     t[z] = np.sum(select(where, centered * t[a]
                          / degrees_of_freedom(a, z, axis, ddof, correction, where)),
-                  axis, keepdims=keepdims) / z
+                  axis, keepdims=keepdims) / nonzero
 
 
 @adjoint(np.max, np.amax, np.ndarray.max, np.min, np.amin, np.ndarray.min, result=reduced,

@@ -313,6 +313,9 @@ def astype(z, a, dtype, order="K", casting="unsafe", subok=True, copy=True):
     t[z] = uncast(t[a], a, z)
 
 
+adjoint(np.generic.astype, result="scalar")(astype)  # a NumPy number's: a number
+
+
 @adjoint(np.ndarray.item, np.generic.item, result="scalar")
 def item(z, a, *args):
     d[a] = unitem(d[z], a, args)

@@ -71,9 +71,12 @@ def divide(z, x, y):
     d[y] = -unbroadcast(d[z] * z / y, y)
 
 
+# The exponent is y - 1 but where x and y are both 0, whose 0 * 0 ** -1 is nan (1 there):
+# its derivatives in y are then those of `y * x ** (y - 1)` wherever x is not 0, x ** -1
+# at y = 0 among them. A constant y takes the outer branch when the template is inlined.
 @adjoint(operator.pow, np.power, np.float_power, pow, result="elementwise")
 def power(z, x, y):
-    d[x] = unbroadcast(d[z] * y * x ** np.where(y, y - 1, 1.0), x)
+    d[x] = unbroadcast(d[z] * y * x ** np.where(y, y - 1, np.where(x, y - 1, 1.0)), x)
     d[y] = unbroadcast(d[z] * z * np.log(np.where(x == 0, 1.0, x)), y)
 
 

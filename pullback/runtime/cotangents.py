@@ -970,8 +970,8 @@ def is_differentiable(x):
         return True
     if kind is np.ndarray:
         return x.dtype.kind in _INEXACT
-    if isinstance(x, (bool, int, str, bytes, types.ModuleType)) or x is None:
-        return False
+    if isinstance(x, (bool, int, str, bytes, types.ModuleType, type)) or x is None:
+        return False  # a class too: NumPy's scalar types have a `dtype` descriptor
     if isinstance(x, (float, complex)):
         return True
     dtype = getattr(x, "dtype", None)

@@ -14,6 +14,7 @@ import string
 
 import numpy as np
 
+from ..errors import TransformError
 from .cotangents import ZERO, any_zero, reshape_like, unbroadcast, unreduce
 
 
@@ -432,11 +433,17 @@ def einsum_transpose(subscripts, shapes, k):
     return ",".join(labels) + "->" + target, constants
 
 
+SUBLISTS = ("its subscripts must be a string, np.einsum('ij,jk->ik', a, b): the sublist "
+            "form, np.einsum(a, [0, 1], b, [1, 2], [0, 2]), puts an operand in their "
+            "place; write the subscripts as a string")
+
+
 def einsum_labels(subscripts, ndims):
     """The labels of each operand and of the result of `np.einsum(subscripts, ...)` on
     operands with `ndims` axes, with `...` spelled out in letters of its own."""
     if not isinstance(subscripts, str):
-        raise TypeError("the derivative rule of numpy.einsum takes subscripts as a string")
+        raise TransformError(f"np.einsum is differentiated only in its string form: {SUBLISTS}",
+                             None, None, "np.einsum's sublist form")
     subscripts = subscripts.replace(" ", "")
     inputs, arrow, output = subscripts.partition("->")
     inputs = inputs.split(",")

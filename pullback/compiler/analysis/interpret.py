@@ -503,6 +503,7 @@ class Interpreter:
                 return step
         container = self.kind_of(value.value)
         index = self.index_value(value.slice)
+        self.refuse_computed_index(value, container)
         step = self.primitive(target, operator.getitem, [value.value, index], [])
         if isinstance(container, kinds.Container) and isinstance(index, nodes.Constant):
             self.kinds[target] = container.item(index.value) or kinds.element(container)
@@ -519,6 +520,26 @@ class Interpreter:
         elif container.active:
             self.kinds[target] = kinds.ARRAY if kinds.is_array(container) else kinds.ANY
         return step
+
+    def refuse_computed_index(self, value, container):
+        """Refuse `c[i]` with a differentiable index `i` into an object `c` of unknown type
+        (a constant from a module, a closure or a global): its derivative is that of an
+        item read, in which the index has none, but `np.r_`, `np.c_` or an object whose
+        `__getitem__` computes with the index makes its result of it."""
+        if container.active or container.shape != "unknown" or isinstance(
+                container, (kinds.Container, kinds.Items)):
+            return
+        names = [n for n in nodes.walk(value.slice) if isinstance(n, nodes.Name)
+                 and _differentiable(self.kind_of(n))]
+        if names:
+            what = nodes.unparse(value.value)
+            raise self.error(
+                f"{what}[...] is indexed by the differentiable {names[0].id}: pullback "
+                f"reads an index as a position, with no derivative, but {what} may compute "
+                f"its result from the index (np.r_ and np.c_ do, and so may a class's "
+                f"__getitem__): build the array by a call (np.concatenate, "
+                f"np.column_stack), or call the method of an object of your class "
+                f"({what}.__getitem__(...))", "a differentiable index")
 
     def ranked_item(self, array, index):
         """The kind of `a[index]` of a vector or matrix of kind `array`: at ints, one
@@ -1113,6 +1134,14 @@ class Interpreter:
     def error(self, message, construct):
         """A TransformError at the line being read."""
         return TransformError(message, self.origin.filename, self.lineno, construct)
+
+
+def _differentiable(kind):
+    """Whether a value of `kind` surely holds a differentiable number (a kind that may
+    also hold an int, `ANY`, does not)."""
+    if isinstance(kind, kinds.Container):
+        return any(map(_differentiable, kind.items))
+    return kind.active and kind.shape != "unknown"
 
 
 def _may_decline(method, result_kind):
