@@ -3920,17 +3920,39 @@ def _computed_by_a_global_objects_getitem(x):
     return _LOOKUP[x] + x
 
 
-@pytest.mark.parametrize("fn", [_rows_joined_by_r, _columns_joined_by_c,
-                                _computed_by_a_global_objects_getitem])
-def test_an_object_indexed_by_a_differentiable_value_is_refused(fn):
+def _computed_by_an_arguments_getitem(x, lookup):
+    return lookup[x] + x
+
+
+_WEIGHTS_BY_KEY = {0.5: 2.0, 1.5: 3.0}
+
+
+def _weight_by_key(x, table):
+    return _WEIGHTS_BY_KEY[x] * x + table[x] * x
+
+
+@pytest.mark.parametrize("fn, args", [
+    (_rows_joined_by_r, (np.array([1.0, -2.0, 0.5]),)),
+    (_columns_joined_by_c, (np.array([1.0, -2.0, 0.5]),)),
+    (_computed_by_a_global_objects_getitem, (0.3,)),
+    (_computed_by_an_arguments_getitem, (0.3, _Lookup())),
+])
+def test_an_object_indexed_by_a_differentiable_value_is_refused(fn, args):
     """`np.r_[x, 2 * x]` was read as an item of `np.r_` at an index, whose derivative is
     zero: a silent zero gradient (so was any object's `__getitem__` computing with a
-    differentiable index). An object of unknown type indexed by a differentiable value is
-    refused at the user's line, naming what to write."""
+    differentiable index: 1.0 where it is 3.87). An object that is no list, tuple, dict or
+    array indexed by a differentiable value is refused at the user's line, naming what to
+    write: a global or a module's attribute when transformed, an argument when run."""
     with pytest.raises(TransformError, match=r"is indexed by the differentiable x") as error:
-        pullback.grad(fn)(np.array([1.0, -2.0, 0.5]) if fn is not (
-            _computed_by_a_global_objects_getitem) else 0.3)
+        pullback.grad(fn)(*args)
     assert "test_regressions.py" in str(error.value) and error.value.lineno is not None
+
+
+def test_a_dict_looked_up_by_a_float_key_is_read():
+    """A dict indexed by a differentiable float is a lookup, as before: the key's derivative
+    is zero, the value's factor is differentiated."""
+    assert pullback.grad(_weight_by_key)(0.5, {0.5: 4.0}) == 6.0  # (2 + 4) x
+    assert pullback.grad(pullback.grad(_weight_by_key))(0.5, {0.5: 4.0}) == 0.0
 
 
 def _einsum_sublists_first(x, w):

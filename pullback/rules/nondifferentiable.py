@@ -130,6 +130,7 @@ nondifferentiable(mutation.refuse_if_shared, mutation.refuse_if_held_twice,
 # an operand of an operator that the kinds could not tell, its class checked (analysis/
 # interpret): it reads only the operands' types
 nondifferentiable(records.refuse_if_overloaded)
+nondifferentiable(records.refuse_if_computing)
 declare(records.refuse_if_overloaded, structural=(0, 1))
 # a mean's count, which reads only the shape of what it reduced (optimize/shape_reads)
 declare(cotangents.reduced_size, shaped=(0, cotangents.reduced_size_of))

@@ -179,6 +179,25 @@ def refuse_if_overloaded(*operands):
             raise error
 
 
+def is_indexed(value):
+    """Whether `value[i]` only picks an item of `value` at position or key `i`: a list, a
+    tuple, a dict, a string or an array."""
+    return isinstance(value, _INDEXED)
+
+
+_INDEXED = (list, tuple, dict, str, bytes, range, np.ndarray)
+
+
+def refuse_if_computing(container, refusal):
+    """Raise `refusal` (a TransformError made where the function was transformed) for
+    `container[i]` with a differentiable `i` when `container` is not a list, tuple, dict,
+    string or array (`is_indexed`): its `__getitem__` may compute with the index, whose
+    derivative generated code takes to be zero."""
+    if not is_indexed(container):
+        raise TransformError(refusal.message, refusal.filename, refusal.lineno,
+                             refusal.construct)
+
+
 def _overloads(cls, name):
     """Whether class `cls` defines operator `name` or its reflection in Python, and is not
     one of pullback's own (ZERO, deferred sums: arrays to the operators)."""

@@ -523,23 +523,33 @@ class Interpreter:
 
     def refuse_computed_index(self, value, container):
         """Refuse `c[i]` with a differentiable index `i` into an object `c` of unknown type
-        (a constant from a module, a closure or a global): its derivative is that of an
-        item read, in which the index has none, but `np.r_`, `np.c_` or an object whose
-        `__getitem__` computes with the index makes its result of it."""
+        (a constant from a module, a closure or a call): its derivative is that of an item
+        read, in which the index has none, but `np.r_`, `np.c_` or an object whose
+        `__getitem__` computes with the index makes its result of it. A global or a
+        module's attribute is checked now; a variable, when the code runs
+        (`records.refuse_if_computing`)."""
         if container.active or container.shape != "unknown" or isinstance(
                 container, (kinds.Container, kinds.Items)):
             return
         names = [n for n in nodes.walk(value.slice) if isinstance(n, nodes.Name)
                  and _differentiable(self.kind_of(n))]
-        if names:
-            what = nodes.unparse(value.value)
-            raise self.error(
-                f"{what}[...] is indexed by the differentiable {names[0].id}: pullback "
-                f"reads an index as a position, with no derivative, but {what} may compute "
-                f"its result from the index (np.r_ and np.c_ do, and so may a class's "
-                f"__getitem__): build the array by a call (np.concatenate, "
-                f"np.column_stack), or call the method of an object of your class "
-                f"({what}.__getitem__(...))", "a differentiable index")
+        if not names:
+            return
+        what = nodes.unparse(value.value)
+        error = self.error(
+            f"{what}[...] is indexed by the differentiable {names[0].id}: pullback reads an "
+            f"index as a position, with no derivative, but {what} is no list, tuple, dict "
+            f"or array, and may compute its result from the index (np.r_ and np.c_ do, and "
+            f"so may a class's __getitem__): build the array by a call (np.concatenate, "
+            f"np.column_stack), or call the method of an object of your class "
+            f"({what}.__getitem__(...))", "a differentiable index")
+        found = self.callees.callee(value.value)
+        if found is not None and not records.is_indexed(found):
+            raise error
+        if found is None and isinstance(value.value, nodes.Name):
+            statements, position = self.place
+            self.updates.guards.append((statements[position], records.refuse_if_computing,
+                                        [value.value.id], error))
 
     def ranked_item(self, array, index):
         """The kind of `a[index]` of a vector or matrix of kind `array`: at ints, one
