@@ -3931,18 +3931,43 @@ def _weight_by_key(x, table):
     return _WEIGHTS_BY_KEY[x] * x + table[x] * x
 
 
+def _rows_and_a_range_joined_by_r(x):
+    return np.sum(np.r_[x, 0:3] ** 2)
+
+
+def _parts_joined_by_r(x, m):
+    return np.sum(np.r_[m * x, 3.0, x[0]] * np.arange(5.0))
+
+
+def _matrix_and_vector_joined_by_c(x, m):
+    return np.sum(np.c_[m, x] ** 3)
+
+
+def test_rows_and_columns_joined_by_r_and_c():
+    """`np.r_[x, 2 * x]` and `np.c_[x, x]` gave a zero gradient, silently (read as an item
+    of `np.r_` at an index): they are calls of their Python versions
+    (`numpy_python.joined_rows`, `.joined_columns`), with numbers, vectors and a matrix
+    among the items, at orders 1 and 2."""
+    x = np.array([1.0, -2.0, 0.5])
+    assert np.allclose(pullback.grad(_rows_joined_by_r)(x), 10.0 * x)
+    assert np.allclose(pullback.grad(_columns_joined_by_c)(x), 4.0 * x)
+    for fn, args in ((_rows_joined_by_r, (x,)), (_columns_joined_by_c, (x,)),
+                     (_parts_joined_by_r, (x, 1.5)),
+                     (_matrix_and_vector_joined_by_c, (x, np.ones((3, 2))))):
+        check_grads(fn, args, order=2)
+
+
 @pytest.mark.parametrize("fn, args", [
-    (_rows_joined_by_r, (np.array([1.0, -2.0, 0.5]),)),
-    (_columns_joined_by_c, (np.array([1.0, -2.0, 0.5]),)),
+    (_rows_and_a_range_joined_by_r, (np.array([1.0, -2.0, 0.5]),)),
     (_computed_by_a_global_objects_getitem, (0.3,)),
     (_computed_by_an_arguments_getitem, (0.3, _Lookup())),
 ])
 def test_an_object_indexed_by_a_differentiable_value_is_refused(fn, args):
-    """`np.r_[x, 2 * x]` was read as an item of `np.r_` at an index, whose derivative is
-    zero: a silent zero gradient (so was any object's `__getitem__` computing with a
-    differentiable index: 1.0 where it is 3.87). An object that is no list, tuple, dict or
+    """An object's `__getitem__` computing with a differentiable index gave a zero
+    gradient, silently (1.0 where it is 3.87). An object that is no list, tuple, dict or
     array indexed by a differentiable value is refused at the user's line, naming what to
-    write: a global or a module's attribute when transformed, an argument when run."""
+    write: a global or a module's attribute when transformed, an argument when run; so is
+    `np.r_` with a range among its items."""
     with pytest.raises(TransformError, match=r"is indexed by the differentiable x") as error:
         pullback.grad(fn)(*args)
     assert "test_regressions.py" in str(error.value) and error.value.lineno is not None

@@ -752,3 +752,23 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
 
 _SPARSE_VIEWS = type(np.meshgrid(np.zeros(1), sparse=True, copy=False))
 """What `np.meshgrid(..., sparse=True, copy=False)` returns: a list before NumPy 2.5."""
+
+
+# `np.r_[a, b]` and `np.c_[a, b]` index an object with the items they join: read with a
+# differentiable item, the items are these versions' arguments
+# (`Interpreter.indexed_by_version`); a call with the index, as `__getitem__` takes it,
+# has one argument. Slices and strings among the items (ranges, directives) are refused.
+@implemented_by(np.r_.__getitem__)
+def joined_rows(key, *more):
+    """`np.r_[key]` of arrays and numbers: their concatenation, each at least a vector."""
+    items = (key, *more) if more else key if isinstance(key, tuple) else (key,)
+    return np.concatenate([np.atleast_1d(item) for item in items])
+
+
+@implemented_by(np.c_.__getitem__)
+def joined_columns(key, *more):
+    """`np.c_[key]` of arrays and numbers: their concatenation along the last axis, a
+    number or a vector taken as a column."""
+    items = (key, *more) if more else key if isinstance(key, tuple) else (key,)
+    return np.concatenate([np.reshape(item, (-1, 1)) if np.ndim(item) < 2 else item
+                           for item in items], axis=-1)

@@ -503,6 +503,9 @@ class Interpreter:
                 return step
         container = self.kind_of(value.value)
         index = self.index_value(value.slice)
+        step = self.indexed_by_version(target, value, container, index)
+        if step is not None:
+            return step
         self.refuse_computed_index(value, container)
         step = self.primitive(target, operator.getitem, [value.value, index], [])
         if isinstance(container, kinds.Container) and isinstance(index, nodes.Constant):
@@ -521,6 +524,30 @@ class Interpreter:
             self.kinds[target] = kinds.ARRAY if kinds.is_array(container) else kinds.ANY
         return step
 
+    def indexed_by_version(self, target, value, container, index):
+        """`c[i]` with a differentiable item in `i` (no slice or string), `c` a library's
+        object whose `__getitem__` has a Python version (`np.r_`, `np.c_`:
+        `registry.implemented_by`): a call of the version with the items of `i`, made
+        when the code runs, as a call of a function of `*args` is; else None."""
+        if container.active or container.shape != "unknown" or not self.differentiable_in(
+                value.slice) or any(isinstance(n, nodes.Slice) or isinstance(
+                    n, nodes.Constant) and isinstance(n.value, str)
+                    for n in nodes.walk(value.slice)):
+            return None
+        found = self.callees.callee(value.value)
+        version = registry.method_implementation(found, "__getitem__") if (
+            found is not None) else None
+        if version is None:
+            return None
+        self.kinds[target] = kinds.ANY
+        items = index.elts if isinstance(index, nodes.Tuple) else [index]
+        return Step("dynamic", target, fn=version, args=items)
+
+    def differentiable_in(self, node):
+        """The names in `node` that surely hold a differentiable number (`_differentiable`)."""
+        return [n for n in nodes.walk(node) if isinstance(n, nodes.Name)
+                and _differentiable(self.kind_of(n))]
+
     def refuse_computed_index(self, value, container):
         """Refuse `c[i]` with a differentiable index `i` into an object `c` of unknown type
         (a constant from a module, a closure or a call): its derivative is that of an item
@@ -531,8 +558,7 @@ class Interpreter:
         if container.active or container.shape != "unknown" or isinstance(
                 container, (kinds.Container, kinds.Items)):
             return
-        names = [n for n in nodes.walk(value.slice) if isinstance(n, nodes.Name)
-                 and _differentiable(self.kind_of(n))]
+        names = self.differentiable_in(value.slice)
         if not names:
             return
         what = nodes.unparse(value.value)
