@@ -418,11 +418,12 @@ class Interpreter:
         else:
             self.refuse_if_overloaded(name, operands)
             return None
-        call = nodes.call(nodes.name(method.__name__), args)
-        resolved = self.resolve_call(method, call)
-        if not _may_decline(method, resolved[2].result_kind):
-            step = self.static_call(target, method, call, resolved)
-            return dataclasses.replace(step, source=call)
+        if introspection.has_fixed_parameters(method):  # else its `*args` laid out when run
+            call = nodes.call(nodes.name(method.__name__), args)
+            resolved = self.resolve_call(method, call)
+            if not _may_decline(method, resolved[2].result_kind):
+                step = self.static_call(target, method, call, resolved)
+                return dataclasses.replace(step, source=call)
         self.kinds[target] = kinds.ANY
         return Step("dynamic", target, fn=records.operator_method,
                     args=[nodes.constant(name), nodes.constant(reflected), *operands])
