@@ -761,14 +761,18 @@ _SPARSE_VIEWS = type(np.meshgrid(np.zeros(1), sparse=True, copy=False))
 @implemented_by(np.r_.__getitem__)
 def joined_rows(key, *more):
     """`np.r_[key]` of arrays and numbers: their concatenation, each at least a vector."""
-    items = (key, *more) if more else key if isinstance(key, tuple) else (key,)
-    return np.concatenate([np.atleast_1d(item) for item in items])
+    return np.concatenate([np.atleast_1d(item) for item in _joined_items(key, more)])
 
 
 @implemented_by(np.c_.__getitem__)
 def joined_columns(key, *more):
     """`np.c_[key]` of arrays and numbers: their concatenation along the last axis, a
     number or a vector taken as a column."""
-    items = (key, *more) if more else key if isinstance(key, tuple) else (key,)
     return np.concatenate([np.reshape(item, (-1, 1)) if np.ndim(item) < 2 else item
-                           for item in items], axis=-1)
+                           for item in _joined_items(key, more)], axis=-1)
+
+
+def _joined_items(key, more):
+    """The items `np.r_` or `np.c_` joins: the arguments of a version, or the index it was
+    called with."""
+    return (key, *more) if more else key if isinstance(key, tuple) else (key,)

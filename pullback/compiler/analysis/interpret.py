@@ -530,10 +530,9 @@ class Interpreter:
         object whose `__getitem__` has a Python version (`np.r_`, `np.c_`:
         `registry.implemented_by`): a call of the version with the items of `i`, made
         when the code runs, as a call of a function of `*args` is; else None."""
-        if container.active or container.shape != "unknown" or not self.differentiable_in(
-                value.slice) or any(isinstance(n, nodes.Slice) or isinstance(
-                    n, nodes.Constant) and isinstance(n.value, str)
-                    for n in nodes.walk(value.slice)):
+        if not _of_unknown_type(container) or not self.differentiable_in(value.slice) or any(
+                isinstance(n, nodes.Slice) or isinstance(n, nodes.Constant) and isinstance(
+                    n.value, str) for n in nodes.walk(value.slice)):
             return None
         found = self.callees.callee(value.value)
         version = registry.method_implementation(found, "__getitem__") if (
@@ -556,8 +555,7 @@ class Interpreter:
         `__getitem__` computes with the index makes its result of it. A global or a
         module's attribute is checked now; a variable, when the code runs
         (`records.refuse_if_computing`)."""
-        if container.active or container.shape != "unknown" or isinstance(
-                container, (kinds.Container, kinds.Items)):
+        if not _of_unknown_type(container):
             return
         names = self.differentiable_in(value.slice)
         if not names:
@@ -1171,6 +1169,13 @@ class Interpreter:
     def error(self, message, construct):
         """A TransformError at the line being read."""
         return TransformError(message, self.origin.filename, self.lineno, construct)
+
+
+def _of_unknown_type(kind):
+    """Whether `kind` is that of a constant whose type the kinds do not tell (an object
+    from a module, a closure or a call), not a container's or an array's."""
+    return not kind.active and kind.shape == "unknown" and not isinstance(
+        kind, (kinds.Container, kinds.Items))
 
 
 def _differentiable(kind):
