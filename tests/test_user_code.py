@@ -432,6 +432,25 @@ def test_which_classes_are_built_as_records():
     assert records.init_fields(dict) is None
 
 
+def test_which_objects_are_records_and_their_fields():
+    """What `is_record` and `fields` say depends on the class alone, and is kept per class
+    (the walk of a forest of node objects asks it of every node, every gradient)."""
+    class Slotted:
+        __slots__ = ("w",)
+
+        def __init__(self, w):
+            self.w = w
+
+    for _ in range(2):  # the second time from what was kept
+        assert records.fields(Params(X, 2.0)) == {"w": X, "b": 2.0}
+        assert records.fields(Pair(1.0, X)) == {"a": 1.0, "b": X}
+        assert records.fields(Layer(X, 1.0, "n")) == {"w": X, "b": 1.0}
+        assert [records.is_record(x) for x in (Params(X, 2.0), Params, Pair(1, 2), (1, 2),
+                                               Layer(X, 1.0, "n"), Layer, Slotted(X), X, {},
+                                               collections.Counter(), len, np.float64(1.0))] == [
+            True, False, True, False, True, False, False, False, False, False, False, False]
+
+
 def test_getattr_of_a_record_is_its_field():
     """`getattr(p, "w")` was non-differentiable: a zero gradient, silently."""
     grad = pullback.grad(attribute_by_computed_name)(Params(X, 2.0), "w")

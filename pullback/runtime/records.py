@@ -27,17 +27,40 @@ from . import cotangents, introspection
 def is_record(x):
     """Whether `x` is an object pullback reads by attribute (not a container, array,
     number, function, class or module)."""
-    if type(x) in _PLAIN:
-        return False
-    if isinstance(x, tuple):
-        return is_named_tuple(x)
-    if isinstance(x, (list, dict)):  # a subclass, as `collections.Counter`: a container
-        return False
-    if dataclasses.is_dataclass(x):
-        return not isinstance(x, type)
-    return hasattr(x, "__dict__") and bool(type(x).__flags__ & _HEAP_TYPE) and not isinstance(
-        x, _NOT_RECORDS) and not inspect.isroutine(x)  # a Cython function has a __dict__
+    return _style(type(x), x) is not None
 
+
+def _style(kind, x):
+    """How records of class `kind` (`x` one of them) hold their fields: `_NAMED_TUPLE`,
+    `_DATACLASS` or `_ATTRIBUTES` (in the instance's `__dict__`); None for a class whose
+    instances are not records. The answer depends on the class alone, so it is kept."""
+    style = _STYLES.get(kind, _UNKNOWN)
+    if style is _UNKNOWN:
+        if len(_STYLES) > _CLASSES_KEPT:  # classes made at run time, one per call
+            _STYLES.clear()
+        style = _STYLES[kind] = _style_of(x)
+    return style
+
+
+def _style_of(x):
+    if type(x) in _PLAIN:
+        return None
+    if isinstance(x, tuple):
+        return _NAMED_TUPLE if is_named_tuple(x) else None
+    if isinstance(x, (list, dict)):  # a subclass, as `collections.Counter`: a container
+        return None
+    if dataclasses.is_dataclass(x):
+        return None if isinstance(x, type) else _DATACLASS
+    if hasattr(x, "__dict__") and bool(type(x).__flags__ & _HEAP_TYPE) and not isinstance(
+            x, _NOT_RECORDS) and not inspect.isroutine(x):  # a Cython function has a __dict__
+        return _ATTRIBUTES
+    return None
+
+
+_NAMED_TUPLE, _DATACLASS, _ATTRIBUTES = "named tuple", "dataclass", "attributes"
+_STYLES = {}  # class -> `_style`
+_UNKNOWN = object()
+_CLASSES_KEPT = 1000
 
 _PLAIN = {float, int, bool, str, tuple, list, dict, np.ndarray, type(None)}
 _HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined by a class statement
@@ -222,9 +245,12 @@ def holds_field(obj, name):
 
 def fields(x):
     """The fields of record `x`, by name."""
-    if is_named_tuple(x):
+    style = _style(type(x), x)
+    if style is _ATTRIBUTES:
+        return dict(vars(x))
+    if style is _NAMED_TUPLE:
         return x._asdict()
-    if dataclasses.is_dataclass(x):
+    if style is _DATACLASS:
         return {f.name: getattr(x, f.name) for f in dataclasses.fields(x)}
     return dict(vars(x))
 
