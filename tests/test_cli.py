@@ -80,7 +80,7 @@ REFUSED = """
 def forgets(x):
     y = x
     del y
-    return x
+    return y
 """
 
 FILES = {
@@ -96,7 +96,7 @@ ERRORS = [  # the arguments, and a part of the one-line message
     (("--show", "examples/quickstart.py:np"), "examples/quickstart.py:np is not a function"),
     (("--show", "no_such_module_here:f"), "No module named 'no_such_module_here'"),
     (("--show", "os:getcwd"), "getcwd>: it is not a Python function with source code"),
-    (("--show", "{tmp}/refused.py:forgets"), "refused.py:4: a del statement"),
+    (("--show", "{tmp}/refused.py:forgets"), "refused.py:5: y is read after del y at line 4"),
     (("--show", "{tmp}/broken.py:f"), "'(' was never closed (broken.py, line 1)"),
     (("--show", "{tmp}/raises.py:f"), "raises.py raised RuntimeError: boom"),
     ((), "the following arguments are required: --show"),

@@ -131,7 +131,7 @@ FAILING_RULE = WRONG_RULE.replace("return (g * 3.0 * x,)", "raise ValueError('no
     ("def f(x):\n    return square(x) + x", "(0.7,)", WRONG_RULE, "wrong"),
     ("def f(x):\n    return np.sum(np.sin(x)) * 2.0", "(np.array([0.3, 0.7]),)", "", "ok"),
     ("def f(x):\n    return square(x)", "(0.7,)", FAILING_RULE, "crash"),
-    ("def f(x):\n    y = x\n    del y\n    return x", "(0.7,)", "", "refused"),
+    ("def f(x):\n    match x:\n        case _:\n            return x", "(0.7,)", "", "refused"),
     ("def f(x):\n    return abs(x - 0.25)", "(0.25,)", "", "skipped"),
     ("def f(x):\n    return x if x > 0.2500001 else -x", "(0.25,)", "", "skipped"),
     ("def f(x):\n    return pullback.grad(lambda t: max(x, t))(x) * x", "(0.7,)", "", "invalid"),

@@ -181,8 +181,9 @@ def with_member(members, value):
 
 def _list(items, method):
     if not isinstance(items, list):
-        raise TransformError(f"pullback treats .{method}() as the list's (or the dict's) "
-                             f"method; this value is a {type(items).__name__}",
+        also = " (and del x[i], which is x.pop(i))" if method == "pop" else ""
+        raise TransformError(f"pullback treats .{method}(){also} as the list's (or the "
+                             f"dict's) method; this value is a {type(items).__name__}",
                              construct=f".{method}()")
     return list(items)
 

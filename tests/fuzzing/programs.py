@@ -956,7 +956,7 @@ class Generator:
             (self.function_append, 1 if sc.writable(FNS) else 0), (self.statement_only, 1),
             (self.guarded, 2 if nested else 0), (self.context, 1 if nested else 0),
             (self.record_rebuild, 2 if sc.writable(P, R) else 0),
-            (self.rebinding, 3 if sc.loop else 1),
+            (self.rebinding, 3 if sc.loop else 1), (self.deletion, 1),
         ]
         chosen = options[self.weighted([w for _, w in options])][0]
         result = chosen(sc)
@@ -1066,6 +1066,26 @@ class Generator:
                 var.keys += (key,)
             return [f"{var.name}[{key!r}] {op} {self.scalar(sc)}"]
         return [self.list_update(sc, var)]
+
+    def deletion(self, sc):
+        """`del l[i]` or `del d[k]` (outside loops, which would delete again), or a
+        temporary added into a number, then `del t`."""
+        var = self.update_target(sc, L, D, mutation=True)
+        if var is not None and sc.top and not sc.loop and self.chance(60):
+            if var.type == L and var.length >= 2:
+                var.length -= 1
+                return [f"del {var.name}[{self.index(var.length + 1)}]"]
+            if var.type == D and len(var.keys) >= 2:
+                key = self.one_of(var.keys)
+                var.keys = tuple(k for k in var.keys if k != key)
+                return [f"del {var.name}[{key!r}]"]
+        target = self.update_target(sc, F)
+        if target is None:
+            return self.assignment(sc)
+        temporary = self.fresh("t")
+        return [f"{temporary} = {self.scalar(sc)}",
+                f"{target.name} = {target.name} + {temporary} * {wrap(self.scalar(sc))}",
+                f"del {temporary}"]
 
     def held_list_update(self, sc):
         """A list updated through a dict holding it (`h1 = {'xs': l1}`, then

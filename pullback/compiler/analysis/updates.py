@@ -231,6 +231,8 @@ class Updates:
             memory.fresh(target)  # a copy of an array holds numbers, not its values
         elif result == "copy":
             memory.copy(target, args[0], _stored(value, receiver))
+        elif result == "items" and args and _is_dict(self.facts.kind_of(nodes.name(args[0]))):
+            memory.fresh(target)  # `list(d)`: the dict's keys, which no update changes
         elif result == "items":
             memory.container(target, args[:1])
         elif result == "new":
@@ -558,6 +560,10 @@ def _stored(value, receiver):
     if receiver:
         return _names(value.args)
     return _names(value.args[_STORED.get(getattr(value, "helper", None), slice(1, None))])
+
+
+def _is_dict(kind):
+    return isinstance(kind, (kinds.Container, kinds.Items)) and kind.type is dict
 
 
 _STORED = {mutation.with_item: slice(2, None), mutation.popped: slice(0, 0)}

@@ -91,7 +91,6 @@ _UNSUPPORTED_STATEMENTS = {
     "ClassDef": "a class definition",
     "Global": "a global statement in a nested function",
     "Nonlocal": "a nonlocal statement in a nested function",
-    "Delete": "a del statement",
     "Match": "a match statement",
 }
 _UNSUPPORTED_EXPRESSIONS = {
@@ -119,6 +118,8 @@ def to_anf(tree, origin):
     """
     tree = nodes.clone(tree)
     lazy_iterators.check_lazy_iterators(tree, origin)
+    tree.body = _items_deleted_by_pop(tree.body, set(scopes.assignments(tree)) | set(
+        _parameters(tree.args)))
     namer = Namer.for_tree(tree)
     helpers = HelperCalls(namer)
     tree.body = with_blocks.lower_with_blocks(tree.body, helpers)
@@ -373,6 +374,7 @@ class _Normalizer:
         self.params = set(params)
         self.cells = cells  # locals read by nested functions
         self.counts = counts  # how often each local is assigned
+        self.deleted = {}  # a local `del` unbound -> (its version then, the line of the del)
         self.captured_at = {}  # captured local -> the line of the first nested function
         #                        reading it on this path
         self.defined = defined  # the names of the nested `def`s
@@ -459,6 +461,7 @@ class _Normalizer:
         if not isinstance(target, nodes.Name):
             raise unsupported("augmented assignment to an attribute", stmt, self.origin,
                               "objects are read, not updated")
+        self.check_bound(target.id)
         before = self.versions.get(target.id, target.id)
         value = nodes.binop(nodes.name(target.id), stmt.op, stmt.value)
         self.bind_target(nodes.store(target.id), value)
@@ -489,6 +492,58 @@ class _Normalizer:
         else:
             self.atom(value)
 
+    def stmt_Delete(self, stmt):
+        """`del x` unbinds local variable `x`, which no later statement may read (`del
+        x[i]` is `x.pop(i)` by now: `_items_deleted_by_pop`)."""
+        for target in stmt.targets:
+            if isinstance(target, nodes.Name):
+                self.unbind(target.id)
+            else:
+                what = ("a slice" if isinstance(target, nodes.Subscript) and isinstance(
+                    target.slice, nodes.Slice) else "an attribute" if isinstance(
+                    target, nodes.Attribute) else "an item of a value the function does not "
+                    "own (a global, an attribute)")
+                raise unsupported(f"del of {what}", target, self.origin,
+                                  "build the list or dict without it instead (xs[:i] + "
+                                  "xs[j:], {k: v for k, v in d.items() if k != key})")
+
+    def unbind(self, var):
+        """`del var`: later reads of `var`'s version now are refused (`check_bound`)."""
+        if var in self.shared or var in self.cells or var not in self.versions:
+            why = ("it is declared global or nonlocal" if var in self.shared else
+                   "a nested function reads it" if var in self.cells else
+                   "it is not assigned before")
+            raise TransformError(f"del {var} is not supported: {why}", self.origin.filename,
+                                 self.lineno, "del")
+        self.check_bound(var)
+        self.deleted[var] = (self.versions[var], self.lineno)
+
+    def refuse_deleted_from_before(self, entry, deleted):
+        """Refuse a loop body that ends with a variable it did not assign (its version
+        at `entry`, the iteration's start) unbound by a `del` of its own (not among
+        `deleted` before it): Python raises at the next iteration's `del` or read."""
+        for var, (version, line) in self.deleted.items():
+            if deleted.get(var) != (version, line) and entry.get(
+                    var) == version == self.versions.get(var):
+                raise TransformError(
+                    f"del {var} in a loop that does not assign {var} again: Python raises "
+                    f"at the next iteration's del or read of it. Delete it after the loop",
+                    self.origin.filename, line, "del")
+
+    def is_deleted(self, var):
+        """Whether `var` is unbound by a `del` on this path."""
+        deleted = self.deleted.get(var)
+        return deleted is not None and self.versions.get(var) == deleted[0]
+
+    def check_bound(self, var):
+        """Refuse a read of `var` after `del var` (with no assignment between): Python
+        raises UnboundLocalError there."""
+        if self.is_deleted(var):
+            raise TransformError(
+                f"{var} is read after del {var} at line {self.deleted[var][1]}: Python raises "
+                f"UnboundLocalError here. Assign {var} again first, or delete it after its "
+                f"last read", self.origin.filename, self.lineno, "del")
+
     def stmt_Return(self, stmt):
         value = stmt.value if stmt.value is not None else nodes.constant(None)
         if hasattr(stmt, "exit"):
@@ -507,13 +562,16 @@ class _Normalizer:
         attempt = getattr(stmt, "attempt", None)
         if attempt is not None:  # a try statement's: what it catches, and the name of that
             attempt = (self.atom(attempt[0]), self.load(attempt[1]))
-        before, captured = self.versions, self.captured_at
+        before, captured, deleted = self.versions, self.captured_at, self.deleted
         self.depth += 1
         self.entries.append(before)
         self.versions, self.captured_at = dict(before), dict(captured)
+        self.deleted = dict(deleted)
         body = self.block(stmt.body)
-        after_body, captured_in_body = self.versions, self.captured_at
+        after_body, captured_in_body, deleted_in_body = (self.versions, self.captured_at,
+                                                         self.deleted)
         self.versions, self.captured_at = dict(before), dict(captured)
+        self.deleted = dict(deleted)
         orelse = self.block(stmt.orelse)
         after_else = self.versions
         self.captured_at = {**captured_in_body, **self.captured_at}  # captured on either path
@@ -521,10 +579,18 @@ class _Normalizer:
         self.depth -= 1
         self.versions = _join(*(self.renamed(v) for v in (before, after_body)), body,
                               self.renamed(after_else), orelse, lineno)
+        self.deleted = self.still_deleted([(deleted_in_body, after_body),
+                                           (self.deleted, after_else)])
         self.lineno = lineno
         self.emit(nodes.if_(test, body, orelse))
         if attempt is not None:
             self.out[-1].attempt = attempt
+
+    def still_deleted(self, paths):
+        """`deleted` after paths joined, from each path's `(deleted, versions)` at its end:
+        a variable unbound on one path stays unbound (Python raises on that path)."""
+        return {var: (self.versions.get(var), line) for deleted, versions in paths
+                for var, (version, line) in deleted.items() if versions.get(var) == version}
 
     def renamed(self, versions):
         """`versions` with the names a captured variable's version will take (`renames`):
@@ -541,8 +607,8 @@ class _Normalizer:
     def loop(self, stmt, items, target):
         """`loop_body` for the loop's body, then `iterate(loop_body, items, *state)`."""
         lineno = self.lineno
-        inits = [nodes.name(self.versions[v]) if v in self.versions else nodes.constant(None)
-                 for v in stmt.carried]
+        inits = [nodes.name(self.versions[v]) if v in self.versions and not self.is_deleted(v)
+                 else nodes.constant(None) for v in stmt.carried]
         body = self.loop_body(stmt, target)
         self.lineno = lineno
         self.emit(body)
@@ -567,8 +633,12 @@ class _Normalizer:
             item = self.namer.fresh("item" if target is not None else "_")
             unpack = [] if target is None else [
                 nodes.assign(target, nodes.name(item), nodes.lineno_of(stmt))]
+        entry, deleted = dict(self.versions), dict(self.deleted)
         body = self.function_body(_lift_returns(unpack + stmt.body))
+        self.refuse_deleted_from_before(entry, deleted)
+        at_end = self.versions
         self.versions, self.depth, self.returned, self.carried, self.own_named = saved
+        self.deleted = self.still_deleted([(self.deleted, at_end)])
         node = nodes.function_def(name, [item] + state, body, self.lineno)
         node.loop = True
         return node
@@ -827,6 +897,7 @@ class _Normalizer:
         """Fix the values of the variables nested function `node` (called `name`, if a
         name holds it) reads."""
         for var in node.captured:
+            self.check_bound(var)
             self.capturers[var].append(name)
             current = self.versions.get(var)
             if var in self.origin.cells:
@@ -913,6 +984,7 @@ class _Normalizer:
         return nodes.name(temp)
 
     def load(self, name):
+        self.check_bound(name.id)
         return nodes.name(self.versions.get(name.id, name.id))
 
     def is_reference(self, expr):
@@ -1209,6 +1281,39 @@ def _same_arity(target, value):
         and len(value.elts) == len(target.elts)
         and not any(isinstance(e, nodes.Starred) for e in target.elts + value.elts)
     )
+
+
+def _items_deleted_by_pop(statements, local):
+    """`statements` with `del x[i]` (`del x[i][j]`, ...: an item, not a slice, of a
+    variable among `local`) written as the list's or dict's `x.pop(i)`, its value
+    dropped, before the loops' state is found (`flow`): the same update of `x`. Nested
+    functions are left for their own transformation."""
+    out = []
+    for stmt in statements:
+        if isinstance(stmt, nodes.Delete):
+            out.extend(_deletes(stmt, local))
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            if not isinstance(stmt, (nodes.FunctionDef, nodes.ClassDef)) and isinstance(
+                    getattr(stmt, field, None), list):
+                setattr(stmt, field, _items_deleted_by_pop(getattr(stmt, field), local))
+        for handler in getattr(stmt, "handlers", ()):
+            handler.body = _items_deleted_by_pop(handler.body, local)
+        out.append(stmt)
+    return out
+
+
+def _deletes(stmt, local):
+    """The statements of `del a, b, ...`, one per target, in order."""
+    out = []
+    for target in stmt.targets:
+        if isinstance(target, nodes.Subscript) and not isinstance(
+                target.slice, nodes.Slice) and _root_name(target) in local:
+            pop = nodes.Attribute(value=target.value, attr="pop", ctx=nodes.LOAD)
+            out.append(nodes.expr(nodes.call(pop, [target.slice]), stmt.lineno))
+        else:
+            out.append(nodes.located(nodes.Delete(targets=[target]), stmt.lineno))
+    return out
 
 
 def _root_name(target):
