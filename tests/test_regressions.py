@@ -3988,18 +3988,29 @@ def _einsum_sublists_second(w, x):
     return np.sum(np.einsum(w, [0, 1], x, [1, 2], [0, 2]))
 
 
-def test_einsums_sublist_form_is_refused_at_the_users_line():
-    """`np.einsum(x, [0, 1], [1, 0])` put the operand where the rule reads the subscripts:
-    a zero gradient, or a TypeError in the pullback for a later operand. Both are refused,
-    the first when transformed (`Spec.refused`), the second when the pullback meets the
-    sublists, each at the user's line."""
-    x, w = np.arange(4.0).reshape(2, 2), np.ones((2, 2))
-    with pytest.raises(TransformError, match="subscripts must be a string") as error:
-        pullback.grad(_einsum_sublists_first)(x, w)
-    assert "test_regressions.py" in str(error.value)
-    with pytest.raises(TransformError, match="subscripts must be a string") as error:
-        pullback.grad(_einsum_sublists_second, 1)(w, np.ones((2, 3)))
-    assert "test_regressions.py" in str(error.value)
+def _einsum_sublists_implicit(x, v):
+    return np.sum(np.sin(np.einsum(x, [Ellipsis, 27], v, [27], x, [Ellipsis, 3])))
+
+
+def test_einsums_sublist_form_is_differentiated():
+    """`np.einsum(x, [0, 1], [1, 0])` puts the operand where the rule reads the subscripts:
+    it gave a zero gradient, or a TypeError in the pullback for a later operand, then was
+    refused. With the first operand differentiable the call is its Python version's
+    (`Spec.refused_version`: the subscripts spelled as a string); with it constant, the
+    rule's pullback reads the sublists. Ellipses and labels past 25 (upper case, then
+    lower: the implicit result's order), orders 1 and 2, and through a variable."""
+    rng = np.random.default_rng(0)
+    x, w, v = rng.standard_normal((2, 2)), rng.standard_normal((2, 2)), rng.standard_normal(2)
+    check_grads(_einsum_sublists_first, (x, w), order=2)
+    check_grads(_einsum_sublists_second, (w, rng.standard_normal((2, 3))), order=2)
+    check_grads(_einsum_sublists_second, (w, rng.standard_normal((2, 3))), order=2,
+                argnums=(1,))  # the first operand a constant: the rule's pullback
+    check_grads(_einsum_sublists_implicit, (rng.standard_normal((3, 2)), v), order=2)
+    assert np.allclose(np.einsum(x, [Ellipsis, 27], v, [27], x, [Ellipsis, 3]),
+                       np.einsum("...b,b,...D", x, v, x))
+    einsum = np.einsum
+    assert np.allclose(pullback.grad(lambda a: np.sum(einsum(a, [0, 1], w, [1, 2]) ** 2))(x),
+                       2 * (x @ w) @ w.T)
 
 
 def _power(x, y):
@@ -4063,6 +4074,18 @@ def test_integer_casts_and_complex_tests_of_numbers_are_constants():
     check_grads(_indexed_by_casts, (x,), order=2)
     assert pullback.grad(_real_tests)(2.0) == 2.0
     check_grads(_real_tests, (2.0,), order=2)
+
+
+def _angle_weighted(x):
+    return np.sum(np.angle(x) * x + np.angle(x, deg=True))
+
+
+def test_the_angle_of_a_real_number_is_a_constant():
+    """`np.angle` had no rule: of a real number it is 0 or pi (its derivative zero, as
+    `np.sign`'s), so it is a constant. From autograd's tests. Orders 1 and 2."""
+    x = np.array([0.5, -1.5, 2.0])
+    assert np.allclose(pullback.grad(_angle_weighted)(x), [0.0, np.pi, 0.0])
+    check_grads(_angle_weighted, (x,), order=2)
 
 
 class _Summed:

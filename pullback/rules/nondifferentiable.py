@@ -81,7 +81,7 @@ nondifferentiable(
     operator.lshift, operator.rshift,
     math.floor, math.ceil, math.trunc, math.isnan, math.isinf, math.isfinite, math.isclose,
     # NumPy
-    np.ndarray.dtype, np.sign, np.floor, np.ceil,
+    np.ndarray.dtype, np.sign, np.angle, np.floor, np.ceil,
     np.round, np.rint, np.trunc, np.floor_divide, np.argmax, np.argmin, np.argsort,
     np.isnan, np.isinf, np.isfinite, np.isposinf, np.isneginf, np.iscomplexobj, np.allclose,
     np.iscomplex, np.isreal, np.isrealobj,
@@ -107,6 +107,7 @@ nondifferentiable(
     introspection.is_bound_method, introspection.is_python_function,
     introspection.is_user_function, dispatch.run_as_is, dispatch.transformed_as_python,
     dispatch.python_version, registry.implementation_of, registry.method_implementation,
+    registry.refused_version_for,
     registry.object_method,
     dispatch.method_name, dispatch.method_function, dispatch.passes_class,
     dispatch.takes_no_object, dispatch.super_method,

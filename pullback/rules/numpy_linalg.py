@@ -13,7 +13,7 @@ from pullback.compiler.analysis.kinds import (
     product,
     sequence,
 )
-from pullback.rules.registry import adjoint, d, nondifferentiable, t
+from pullback.rules.registry import adjoint, d, implemented_by, nondifferentiable, t
 from pullback.runtime import linalg
 from pullback.runtime.cotangents import (
     ZERO,
@@ -160,6 +160,14 @@ def tensordot(z, a, b, axes=2):
 def einsum(z, subscripts, *operands, out=None, optimize=False, dtype=None, order="K",
            casting="safe"):
     d[operands] = uneinsum(d[z], subscripts, operands)
+
+
+@implemented_by(np.einsum, where_refused=True)
+def einsum_of_sublists(*args, optimize=False):
+    """`np.einsum` in its sublist form, `np.einsum(a, [0, 1], b, [1, 2], [0, 2])`, with
+    `a` differentiable: the einsum of its operands with the subscripts their sublists
+    spell, as a string."""
+    return linalg.einsum_of(linalg.sublist_subscripts(args), args[:len(args) - len(args) % 2:2])
 
 
 @adjoint(linalg.einsum_of, result="array")
@@ -387,4 +395,4 @@ def from_columns_(z, h, b):
 
 nondifferentiable(linalg.inner_axes, linalg.diagonal_mask, linalg.kron_blocks, linalg.kron_spec,
                   linalg.einsum_transpose, linalg.norm_axes, linalg.extreme_sums,
-                  linalg.strict_triangle)
+                  linalg.strict_triangle, linalg.sublist_subscripts)

@@ -66,7 +66,7 @@ t = _Tangents()
 
 FACTS = ("linear", "multilinear", "absorbing", "view", "same", "copy", "items", "shift", "summed",
          "identity", "updates", "implementation", "lazy", "iterates", "refused",
-         "structural", "indexed", "shaped")
+         "refused_version", "structural", "indexed", "shaped")
 """The facts a spec may hold besides its template and result kind (see `Spec`)."""
 
 SHIFTS = ("exponential", "logarithm", "sum", "reduction", "squeeze")
@@ -148,6 +148,11 @@ class Spec:
         derivative is not zero: a differentiable argument there is refused when the
         call is transformed, for a primitive, a dropped call or a `custom_vjp` function
         (`compiler.analysis.interpret.Interpreter.check_refused`).
+      refused_version: a Python version (`implemented_by(..., where_refused=True)`)
+        differentiated in the primitive's place where the argument at a `refused`
+        parameter is differentiable: another form of the call, as `np.einsum`'s sublist
+        form puts an operand where the subscripts string is. The call is then resolved
+        when it runs (`runtime.dispatch.forward`, `refused_version_for`).
       structural: the positions of the arguments it reads only for their type and
         length (a list's, or an array's shape): a loop's earlier versions of a list it
         updates by index in place (`compiler.optimize.in_place_lists`) give it what they
@@ -180,6 +185,7 @@ class Spec:
     lazy: bool = False
     iterates: bool = False
     refused: dict = None
+    refused_version: object = None
     structural: tuple = ()
     indexed: tuple = ()
     shaped: tuple = None
@@ -285,7 +291,7 @@ def declare(*primitives, **facts):
                                   else dataclasses.replace(spec, **facts))
 
 
-def implemented_by(*library_functions, lazy=False):
+def implemented_by(*library_functions, lazy=False, where_refused=False):
     """Register the decorated function as the Python version of `library_functions`
     (see `Spec.implementation`): pullback differentiates it in their place, like
     user code, so that it has derivatives of every order.
@@ -301,10 +307,15 @@ def implemented_by(*library_functions, lazy=False):
     reads it, since bound methods are equal when their objects and functions are; when
     the code runs, the version also stands for that method of any object of its class.
     `lazy`: the library functions give iterators, the version a list (`Spec.lazy`).
+    `where_refused`: the version stands for the calls with a differentiable argument at a
+    parameter the primitive's rule refuses, only (`Spec.refused_version`).
     """
 
     def register(version):
         for fn in library_functions:
+            if where_refused:
+                declare(fn, refused_version=version)
+                continue
             declare(fn, implementation=version, lazy=lazy)
             _METHOD_VERSIONS.update(dict.fromkeys(_methods_implemented(fn), version))
         return version
@@ -327,6 +338,24 @@ def implementation_of(fn):
     """The Python version registered for callable `fn` (`implemented_by`), or None."""
     spec = spec_of(fn)
     return spec.implementation if spec is not None else None
+
+
+def refused_version_for(fn, args, kwargs, differentiable):
+    """The `Spec.refused_version` of `fn` when a call with `args`, `kwargs` has an argument
+    for which `differentiable` is true at a parameter its rule refuses; else None."""
+    spec = spec_of(fn)
+    if spec is None or spec.refused_version is None:
+        return None
+    try:
+        layout = spec.layout(len(args), tuple(kwargs))
+    except TypeError:
+        return None
+    for param in spec.refused:
+        slot = layout.get(param)
+        if isinstance(slot, Slot) and differentiable(
+                args[slot.key] if isinstance(slot.key, int) else kwargs[slot.key]):
+            return spec.refused_version
+    return None
 
 
 def method_implementation(obj, name):

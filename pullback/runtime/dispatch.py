@@ -14,7 +14,7 @@ import types
 from ..compiler import transform
 from ..errors import TransformError
 from ..rules import registry
-from . import calls, custom, debugging, introspection, records, tangents
+from . import calls, cotangents, custom, debugging, introspection, records, tangents
 from .cotangents import ZERO
 
 
@@ -35,7 +35,8 @@ def forward(fn, *args, **kwargs):
     if fn is debugging.run_holding_constant:
         value, pullback = forward(*args[1:], **kwargs)
         return value, caller_pullback(caller_pullback(pullback))
-    version = registry.implementation_of(fn)
+    version = registry.implementation_of(fn) or registry.refused_version_for(
+        fn, args, kwargs, cotangents.is_differentiable)
     if version is not None:
         return forward(version, *args, **kwargs)
     if introspection.is_bound_method(fn):
@@ -251,7 +252,8 @@ def jvp_call(fn, dots, *args, **kwargs):
         return jvp_call(args[0], dots[1:], *args[1:], **kwargs)
     if fn is debugging.run_holding_constant:
         return jvp_call(args[1], dots[2:], *args[2:], **kwargs)
-    version = registry.implementation_of(fn)
+    version = registry.implementation_of(fn) or registry.refused_version_for(
+        fn, args, kwargs, cotangents.is_differentiable)
     if version is not None:
         return jvp_call(version, (ZERO, *dots[1:]), *args, **kwargs)
     if introspection.is_bound_method(fn):

@@ -14,7 +14,6 @@ import string
 
 import numpy as np
 
-from ..errors import TransformError
 from .cotangents import ZERO, any_zero, reshape_like, unbroadcast, unreduce
 
 
@@ -376,6 +375,8 @@ def _padded_shape(x, ndim):
 def uneinsum(g, subscripts, operands):
     """The cotangents of `operands` from the cotangent `g` of `np.einsum(subscripts,
     *operands)`: each one an einsum of `g` with the other operands."""
+    if not isinstance(subscripts, str):  # the sublist form, its first operand a constant
+        return _uneinsum_sublists(g, (subscripts, *operands))
     if any_zero(g, *operands):
         return ZERO
     shapes = [np.shape(x) for x in operands]
@@ -384,6 +385,19 @@ def uneinsum(g, subscripts, operands):
         spec, constants = einsum_transpose(subscripts, shapes, k)
         replaced = tuple(g if j == k else y for j, y in enumerate(operands))
         cotangents.append(unbroadcast(einsum_of(spec, replaced + constants), x))
+    return tuple(cotangents)
+
+
+def _uneinsum_sublists(g, args):
+    """The cotangents of `args[1:]` in `np.einsum(*args)` of the sublist form (see
+    `sublist_subscripts`): `ZERO` for the sublists, those of the string form for the
+    operands. The first operand's, in place of the subscripts, is not asked for."""
+    parts = uneinsum(g, sublist_subscripts(args), args[:len(args) - len(args) % 2:2])
+    if parts is ZERO:
+        return ZERO
+    cotangents = [ZERO] * (len(args) - 1)
+    for k in range(1, len(parts)):  # operand k is args[2 * k]
+        cotangents[2 * k - 1] = parts[k]
     return tuple(cotangents)
 
 
@@ -433,17 +447,31 @@ def einsum_transpose(subscripts, shapes, k):
     return ",".join(labels) + "->" + target, constants
 
 
-SUBLISTS = ("its subscripts must be a string, np.einsum('ij,jk->ik', a, b): the sublist "
-            "form, np.einsum(a, [0, 1], b, [1, 2], [0, 2]), puts an operand in their "
-            "place; write the subscripts as a string")
+SUBLISTS = ("in the sublist form, np.einsum(a, [0, 1], b, [1, 2], [0, 2]), an operand takes "
+            "the place of the subscripts: its Python version (`einsum_of_sublists`) "
+            "differentiates it")
+
+
+def sublist_subscripts(args):
+    """The subscripts, as a string, of `np.einsum(*args)` in its sublist form: `(a, [0,
+    1], b, [1, 2][, [0, 2]])`, an operand then its axes' labels (ints below 52, or
+    `...`), and maybe the result's. The ints become letters in their order, so that
+    the result's labels, when not given, come in the same order."""
+    pairs = args[:len(args) - len(args) % 2]
+    spec = ",".join(_sublist_letters(sublist) for sublist in pairs[1::2])
+    return spec + "->" + _sublist_letters(args[-1]) if len(args) % 2 else spec
+
+
+def _sublist_letters(sublist):
+    return "".join("..." if label is Ellipsis else _LABELS[label] for label in sublist)
+
+
+_LABELS = string.ascii_uppercase + string.ascii_lowercase  # NumPy's sublist labels, in order
 
 
 def einsum_labels(subscripts, ndims):
     """The labels of each operand and of the result of `np.einsum(subscripts, ...)` on
     operands with `ndims` axes, with `...` spelled out in letters of its own."""
-    if not isinstance(subscripts, str):
-        raise TransformError(f"np.einsum is differentiated only in its string form: {SUBLISTS}",
-                             None, None, "np.einsum's sublist form")
     subscripts = subscripts.replace(" ", "")
     inputs, arrow, output = subscripts.partition("->")
     inputs = inputs.split(",")

@@ -781,6 +781,10 @@ class Interpreter:
         when an argument is differentiable."""
         rule = registry.rule_for(fn)
         arg_kinds = [self.kind_of(a) for a in args + [v for _, v in keywords]]
+        spec = registry.spec_of(fn)
+        if spec.refused_version is not None and self.refused_argument(fn, args, keywords):
+            self.kinds[target] = kinds.ANY  # another form of the call: its Python version's
+            return Step("dynamic", target)
         self.check_refused(fn, args, keywords)
         if registry.is_nondifferentiable(fn) or not any(k.active for k in arg_kinds):
             self.kinds[target] = self.constant_result(fn, args, keywords)
@@ -833,22 +837,30 @@ class Interpreter:
     def check_refused(self, fn, args, keywords):
         """Refuse a differentiable argument of primitive `fn` at a parameter whose
         derivative its spec does not give (`Spec.refused`)."""
+        refused = self.refused_argument(fn, args, keywords)
+        if refused is not None:
+            name = registry.describe(fn)
+            raise self.error(f"{name} is not differentiable in its argument {refused[0]}: "
+                             f"{refused[1]}", name)
+
+    def refused_argument(self, fn, args, keywords):
+        """`(parameter, reason)` for the first differentiable argument of `fn` at a
+        parameter its spec refuses (`Spec.refused`), or None."""
         rule = registry.spec_of(fn)
         if rule is None or not rule.refused:
-            return
+            return None
         try:
             layout = rule.layout(len(args), tuple(name for name, _ in keywords))
         except TypeError:
-            return  # refused with the signature's message when the template is bound
+            return None  # refused with the signature's message when the template is bound
         by_name = dict(keywords)
         for param, reason in rule.refused.items():
             slot = layout.get(param)
             atom = (args[slot.key] if isinstance(slot.key, int) else by_name[slot.key]) if (
                 isinstance(slot, registry.Slot)) else None
             if atom is not None and self.kind_of(atom).active:
-                name = registry.describe(rule.primitive)
-                raise self.error(f"{name} is not differentiable in its argument {param}: "
-                                 f"{reason}", name)
+                return param, reason
+        return None
 
     def static_call(self, target, fn, value, resolved=None):
         """A call of Python function `fn`, compiled for the kinds of its arguments
