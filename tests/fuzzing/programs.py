@@ -306,8 +306,9 @@ class Generator:
         return f"np.linalg.det(5.0 * np.eye({self.n}) + {wrap(self.matrix(sc, d))})"
 
     def product(self, sc, d):
-        """`v @ w`, `np.dot(v, w)`, `v @ m @ w`, a trace."""
-        form = self.pick(4)
+        """`v @ w`, `np.dot(v, w)`, `v @ m @ w`, a trace, `np.einsum` of `v`, `m`, `w` with
+        its subscripts as a string or as sublists."""
+        form = self.pick(6)
         left, right = self.vector(sc, d), self.vector(sc, d)
         if form == 0:
             return f"{wrap(left)} @ {wrap(right)}"
@@ -315,6 +316,10 @@ class Generator:
             return f"np.dot({left}, {right})"
         if form == 2:
             return f"{wrap(left)} @ {wrap(self.matrix(sc, d))} @ {wrap(right)}"
+        if form == 4:
+            return f"np.einsum('i,ij,j', {left}, {self.matrix(sc, d)}, {right})"
+        if form == 5:
+            return f"np.einsum({left}, [0], {self.matrix(sc, d)}, [0, 1], {right}, [1], [])"
         return f"np.trace({self.matrix(sc, d)})"
 
     def element(self, sc, d):
