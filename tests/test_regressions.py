@@ -3992,6 +3992,10 @@ def _einsum_sublists_implicit(x, v):
     return np.sum(np.sin(np.einsum(x, [Ellipsis, 27], v, [27], x, [Ellipsis, 3])))
 
 
+def _einsum_sublists_of_a_list(a, w):
+    return np.sum(np.einsum([a, 2.0 * a], [0], w, [0, 1]) ** 2)
+
+
 def test_einsums_sublist_form_is_differentiated():
     """`np.einsum(x, [0, 1], [1, 0])` puts the operand where the rule reads the subscripts:
     it gave a zero gradient, or a TypeError in the pullback for a later operand, then was
@@ -4006,6 +4010,7 @@ def test_einsums_sublist_form_is_differentiated():
     check_grads(_einsum_sublists_second, (w, rng.standard_normal((2, 3))), order=2,
                 argnums=(1,))  # the first operand a constant: the rule's pullback
     check_grads(_einsum_sublists_implicit, (rng.standard_normal((3, 2)), v), order=2)
+    check_grads(_einsum_sublists_of_a_list, (0.7, w), order=2)  # a list of numbers first
     assert np.allclose(np.einsum(x, [Ellipsis, 27], v, [27], x, [Ellipsis, 3]),
                        np.einsum("...b,b,...D", x, v, x))
     einsum = np.einsum

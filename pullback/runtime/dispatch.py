@@ -36,7 +36,7 @@ def forward(fn, *args, **kwargs):
         value, pullback = forward(*args[1:], **kwargs)
         return value, caller_pullback(caller_pullback(pullback))
     version = registry.implementation_of(fn) or registry.refused_version_for(
-        fn, args, kwargs, cotangents.is_differentiable)
+        fn, args, kwargs, _holds_differentiable)
     if version is not None:
         return forward(version, *args, **kwargs)
     if introspection.is_bound_method(fn):
@@ -54,6 +54,15 @@ def forward(fn, *args, **kwargs):
     kinds = transform.param_kinds(target, args, kwargs, held=True)
     value, pullback = transform.forward_function(target, kinds, True)(*args, **kwargs)
     return value, argument_pullback(target, args, kwargs, pullback)
+
+
+def _holds_differentiable(value):
+    """Whether `value` is, or a list, tuple or dict holds, a value with a derivative."""
+    if isinstance(value, (list, tuple)):
+        return any(map(_holds_differentiable, value))
+    if isinstance(value, dict):
+        return any(map(_holds_differentiable, value.values()))
+    return cotangents.is_differentiable(value)
 
 
 def forward_method(obj, name, *args, **kwargs):
@@ -253,7 +262,7 @@ def jvp_call(fn, dots, *args, **kwargs):
     if fn is debugging.run_holding_constant:
         return jvp_call(args[1], dots[2:], *args[2:], **kwargs)
     version = registry.implementation_of(fn) or registry.refused_version_for(
-        fn, args, kwargs, cotangents.is_differentiable)
+        fn, args, kwargs, _holds_differentiable)
     if version is not None:
         return jvp_call(version, (ZERO, *dots[1:]), *args, **kwargs)
     if introspection.is_bound_method(fn):

@@ -782,7 +782,8 @@ class Interpreter:
         rule = registry.rule_for(fn)
         arg_kinds = [self.kind_of(a) for a in args + [v for _, v in keywords]]
         spec = registry.spec_of(fn)
-        if spec.refused_version is not None and self.refused_argument(fn, args, keywords):
+        if spec is not None and spec.refused_version is not None and self.refused_argument(
+                fn, args, keywords):
             self.kinds[target] = kinds.ANY  # another form of the call: its Python version's
             return Step("dynamic", target)
         self.check_refused(fn, args, keywords)
