@@ -616,6 +616,22 @@ def del_in_a_closure(x):
     return np.sum(step(x) + step(step(x)))
 
 
+def del_after_a_loop_of_its_variable(x):
+    s = 0.0
+    for v in [x, 2.0 * x, x * x]:
+        s = s + np.sum(v * s + v)
+    del v  # the loop's last item, which Python keeps after the loop
+    return s
+
+
+def del_keys_in_sorted_order(x):
+    d = {"a": x, "b": 2.0 * x, "c": 3.0 * x}
+    for k in sorted(d):  # sorted(d), as list(d): a new list of the keys
+        if k != "a":
+            del d[k]
+    return np.sum(d["a"] * x)
+
+
 def del_before_a_comprehension(x):
     t = np.sin(x)
     s = np.sum(t * x)
@@ -624,6 +640,7 @@ def del_before_a_comprehension(x):
 
 
 @pytest.mark.parametrize("fn", [del_a_temporary, del_before_a_comprehension,
+                                del_after_a_loop_of_its_variable, del_keys_in_sorted_order,
                                 del_in_a_loop_and_a_branch,
                                 del_keys_of_a_dict_being_filtered,
                                 del_items_of_a_queue_of_records, del_nested_items_and_names,
@@ -675,6 +692,11 @@ def del_of_a_captured_variable(x):
     return f()
 
 
+def del_of_a_name_never_assigned(x):
+    del y  # noqa: F821
+    return x
+
+
 def del_of_an_array_item(x):
     v = x * 2.0
     del v[0]
@@ -688,6 +710,8 @@ def del_of_an_array_item(x):
     (del_in_a_loop_of_a_variable_from_before, 5, "del t in a loop that does not assign t"),
     (del_of_a_slice, 2, "del of a slice is not supported"),
     (del_of_a_captured_variable, 3, "del t is not supported: a nested function reads it"),
+    (del_of_a_name_never_assigned, 1, "del y is not supported: the function does not "
+                                      "assign it"),
     (del_of_an_array_item, 2, r"treats \.pop\(\) \(and del x\[i\], which is x\.pop\(i\)\)"),
 ])
 def test_del_refused_where_python_raises_or_not_yet(fn, line, message):

@@ -16,6 +16,7 @@ an atom (`kind_of`), a call's callee (`callees`), the line being read
 import re
 
 from ...errors import TransformError
+from ...rules import registry
 from ...runtime import mutation
 from ..frontend import flow
 from ..syntax import nodes
@@ -213,6 +214,13 @@ class Updates:
         else:
             memory.fresh(target)
 
+    def keys_of_a_dict(self, fn, value):
+        """Whether call `value` of `fn` gives a new list of the keys of the dict it is
+        given (`list(d)`, `tuple(d)`, `sorted(d)`), as it takes a dict's items."""
+        return len(value.args) == 1 and isinstance(value.args[0], nodes.Name) and _is_dict(
+            self.facts.kind_of(value.args[0])) and bool(registry.holds(fn, "items") or (
+                registry.holds(fn, "iterates") and not registry.holds(fn, "copy")))
+
     def track_call(self, target, value):
         memory, callees = self.aliases, self.facts.callees
         receiver = [value.func.value] if callees.is_method(value.func) else []
@@ -231,8 +239,8 @@ class Updates:
             memory.fresh(target)  # a copy of an array holds numbers, not its values
         elif result == "copy":
             memory.copy(target, args[0], _stored(value, receiver))
-        elif result == "items" and args and _is_dict(self.facts.kind_of(nodes.name(args[0]))):
-            memory.fresh(target)  # `list(d)`: the dict's keys, which no update changes
+        elif self.keys_of_a_dict(fn, value):
+            memory.fresh(target)  # `list(d)`, `sorted(d)`: keys, which no update changes
         elif result == "items":
             memory.container(target, args[:1])
         elif result == "new":

@@ -508,15 +508,18 @@ class _Normalizer:
                                   "xs[j:], {k: v for k, v in d.items() if k != key})")
 
     def unbind(self, var):
-        """`del var`: later reads of `var`'s version now are refused (`check_bound`)."""
-        if var in self.shared or var in self.cells or var not in self.versions:
+        """`del var`: later reads of `var`'s version now are refused (`check_bound`). A
+        local with no version here was assigned in a loop only (its variable, say), whose
+        last value Python keeps after it."""
+        if var in self.shared or var in self.cells or (
+                var not in self.versions and not self.counts.get(var)):
             why = ("it is declared global or nonlocal" if var in self.shared else
                    "a nested function reads it" if var in self.cells else
-                   "it is not assigned before")
+                   "the function does not assign it")
             raise TransformError(f"del {var} is not supported: {why}", self.origin.filename,
                                  self.lineno, "del")
         self.check_bound(var)
-        self.deleted[var] = (self.versions[var], self.lineno)
+        self.deleted[var] = (self.versions.get(var), self.lineno)
 
     def refuse_deleted_from_before(self, entry, deleted):
         """Refuse a loop body that ends with a variable it did not assign (its version
