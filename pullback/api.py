@@ -464,10 +464,10 @@ def check_gradient_call(fn, args, kwargs, positions):
 
 
 def fixed_leaves(args, kwargs, positions):
-    """The leaves (`kinds.leaves`) of each argument not differentiated, in its containers,
+    """The leaves (`records.leaves`) of each argument not differentiated, in its containers,
     records and closures, a list per argument: walked once a call, for `held_constant`,
     and for the gradients, which must not be one of their arrays (`arrays_of`)."""
-    return [[arg] if type(arg) in _PLAIN else list(kinds.leaves(arg, into_closures=True))
+    return [[arg] if type(arg) in _PLAIN else list(records.leaves(arg, into_closures=True))
             for arg in _not_differentiated(args, kwargs, positions)]
 
 
@@ -507,7 +507,7 @@ def held_constant(fn, args, kwargs, positions, fixed):
     data = read_data(fn)
     if not data and all(type(arg) in _PLAIN for arg in others):
         return frozenset()
-    reached = {id(leaf) for i in positions for leaf in kinds.leaves(args[i], into_closures=True)}
+    reached = {id(leaf) for i in positions for leaf in records.leaves(args[i], into_closures=True)}
     held = set()
     for arg, leaves in zip(others, fixed):
         held.update(id(leaf) for leaf in leaves if type(leaf) is np.ndarray
@@ -538,7 +538,7 @@ class Held:
         value = self.pending.pop(key, None)
         if value is None:
             return False
-        leaves = list(kinds.leaves(value, into_closures=True))
+        leaves = list(records.leaves(value, into_closures=True))
         if any(id(leaf) in self.reached for leaf in leaves):
             return False
         self.ids.add(key)
@@ -556,7 +556,7 @@ def check_supported(fn, position, value):
     """Refuse an argument whose differentiable parts pullback cannot see."""
     if type(value) in _PLAIN or type(value) is np.ndarray and value.dtype.kind == "f":
         return
-    for leaf in kinds.leaves(value):
+    for leaf in records.leaves(value):
         if type(leaf) in _PLAIN:
             continue
         if isinstance(leaf, complex) or np.iscomplexobj(leaf) and isinstance(

@@ -68,6 +68,53 @@ _NOT_RECORDS = (type, types.ModuleType, types.FunctionType, types.MethodType,
                 types.BuiltinFunctionType, np.ndarray, np.generic)
 
 
+def leaves(value, into_closures=False):
+    """The values inside `value` that are not tuples, lists, dicts, a dict's values or
+    items, or objects with attributes (records), searched without recursion, each
+    once (numbers and strings, which cannot hold others, maybe more than once); with
+    `into_closures`, also those in functions' closure cells and bound methods'
+    objects."""
+    pending, seen = [value], set()
+    while pending:
+        value = pending.pop()
+        if type(value) in _ATOMIC:
+            yield value
+            continue
+        if id(value) in seen:
+            continue
+        seen.add(id(value))
+        kind = type(value)
+        if kind is tuple or kind is list:  # the common containers first: no record test
+            pending.extend(value)
+        elif kind is dict:
+            pending.extend(value.values())
+        elif kind in _OPAQUE:
+            yield value
+        elif is_record(value):
+            pending.extend(fields(value).values())
+        elif isinstance(value, (tuple, list)):
+            pending.extend(value)
+        elif isinstance(value, dict):
+            pending.extend(value.values())
+        elif type(value) in DICT_VIEWS:
+            pending.extend(value)
+        elif into_closures and isinstance(value, types.FunctionType):
+            pending.extend(introspection.cell_values(value))
+            pending.extend(value.__defaults__ or ())
+            pending.extend((value.__kwdefaults__ or {}).values())
+        elif into_closures and introspection.is_bound_method(value):
+            pending.append(value.__self__)
+        else:
+            yield value
+
+
+_ATOMIC = {int, float, bool, str, type(None)}
+_OPAQUE = {slice, range, np.ndarray}  # leaves holding no other value pullback looks into
+
+
+DICT_VIEWS = (type({}.values()), type({}.items()))  # walked as their items
+
+
 def init_fields(cls):
     """`{parameter: field}`: the field a call of class `cls` sets from each parameter of
     its `__init__`, in order: a dataclass's (those with `init`) or a named tuple's, or a

@@ -211,7 +211,7 @@ def of_value(value, depth=0):
             return CONST
         kind = _container_of_value(value, depth)
         return kind if kind.active else CONST
-    if type(value) in _VIEWS:
+    if type(value) in records.DICT_VIEWS:
         return _of_view(value, depth)
     if isinstance(value, collections.abc.Iterator):
         return ANY  # its items cannot be seen without taking them
@@ -231,9 +231,6 @@ def _of_view(view, depth):
     for item in view:
         result = join(result, of_value(item, depth + 1))
     return Items(result) if result is not None and result.active else CONST
-
-
-_VIEWS = (type({}.values()), type({}.items()))
 
 
 def _of_array(array):
@@ -276,51 +273,7 @@ def _any_active(value):
     """Whether `value` holds a differentiable value: in a container, in a function's
     closure cells, or in a bound method's object; or an iterator, which may."""
     return any(is_differentiable(leaf) or isinstance(leaf, collections.abc.Iterator)
-               for leaf in leaves(value, into_closures=True))
-
-
-def leaves(value, into_closures=False):
-    """The values inside `value` that are not tuples, lists, dicts, a dict's values or
-    items, or objects with attributes (`records`), searched without recursion, each
-    once (numbers and strings, which cannot hold others, maybe more than once); with
-    `into_closures`, also those in functions' closure cells and bound methods'
-    objects."""
-    pending, seen = [value], set()
-    while pending:
-        value = pending.pop()
-        if type(value) in _ATOMIC:
-            yield value
-            continue
-        if id(value) in seen:
-            continue
-        seen.add(id(value))
-        kind = type(value)
-        if kind is tuple or kind is list:  # the common containers first: no record test
-            pending.extend(value)
-        elif kind is dict:
-            pending.extend(value.values())
-        elif kind in _OPAQUE:
-            yield value
-        elif records.is_record(value):
-            pending.extend(records.fields(value).values())
-        elif isinstance(value, (tuple, list)):
-            pending.extend(value)
-        elif isinstance(value, dict):
-            pending.extend(value.values())
-        elif type(value) in _VIEWS:
-            pending.extend(value)
-        elif into_closures and isinstance(value, types.FunctionType):
-            pending.extend(introspection.cell_values(value))
-            pending.extend(value.__defaults__ or ())
-            pending.extend((value.__kwdefaults__ or {}).values())
-        elif into_closures and introspection.is_bound_method(value):
-            pending.append(value.__self__)
-        else:
-            yield value
-
-
-_ATOMIC = {int, float, bool, str, type(None)}
-_OPAQUE = {slice, range, np.ndarray}  # leaves holding no other value pullback looks into
+               for leaf in records.leaves(value, into_closures=True))
 
 
 def of_annotation(annotation, default=ANY):
