@@ -3996,13 +3996,21 @@ def _einsum_sublists_of_a_list(a, w):
     return np.sum(np.einsum([a, 2.0 * a], [0], w, [0, 1]) ** 2)
 
 
+def _einsum_sublists_in_a_loop_over_a_record(p, x):
+    h = x
+    for _ in range(3):
+        h = np.tanh(np.einsum(h, [0], p.w, [0, 1], [1])) * p.b
+    return np.sum(h)
+
+
 def test_einsums_sublist_form_is_differentiated():
     """`np.einsum(x, [0, 1], [1, 0])` puts the operand where the rule reads the subscripts:
     it gave a zero gradient, or a TypeError in the pullback for a later operand, then was
     refused. With the first operand differentiable the call is its Python version's
     (`Spec.refused_version`: the subscripts spelled as a string); with it constant, the
     rule's pullback reads the sublists. Ellipses and labels past 25 (upper case, then
-    lower: the implicit result's order), orders 1 and 2, and through a variable."""
+    lower: the implicit result's order), in a loop over a record's fields, orders 1 and
+    2, and through a variable."""
     rng = np.random.default_rng(0)
     x, w, v = rng.standard_normal((2, 2)), rng.standard_normal((2, 2)), rng.standard_normal(2)
     check_grads(_einsum_sublists_first, (x, w), order=2)
@@ -4011,6 +4019,8 @@ def test_einsums_sublist_form_is_differentiated():
                 argnums=(1,))  # the first operand a constant: the rule's pullback
     check_grads(_einsum_sublists_implicit, (rng.standard_normal((3, 2)), v), order=2)
     check_grads(_einsum_sublists_of_a_list, (0.7, w), order=2)  # a list of numbers first
+    layer = collections.namedtuple("Layer", "w b")(rng.standard_normal((2, 2)), 0.9)
+    check_grads(_einsum_sublists_in_a_loop_over_a_record, (layer, v), order=2)
     assert np.allclose(np.einsum(x, [Ellipsis, 27], v, [27], x, [Ellipsis, 3]),
                        np.einsum("...b,b,...D", x, v, x))
     einsum = np.einsum

@@ -57,12 +57,8 @@ def forward(fn, *args, **kwargs):
 
 
 def _holds_differentiable(value):
-    """Whether `value` is, or a list, tuple or dict holds, a value with a derivative."""
-    if isinstance(value, (list, tuple)):
-        return any(map(_holds_differentiable, value))
-    if isinstance(value, dict):
-        return any(map(_holds_differentiable, value.values()))
-    return cotangents.is_differentiable(value)
+    """Whether `value` is, or holds (`records.leaves`), a value with a derivative."""
+    return any(map(cotangents.is_differentiable, records.leaves(value)))
 
 
 def forward_method(obj, name, *args, **kwargs):
